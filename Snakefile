@@ -1,0 +1,43 @@
+# nesybench: generate -> count -> train -> score -> calibrate -> report
+#
+# This file is an index. params.yaml is the single config (DVC reads the same
+# file); it is validated against workflow/schemas/params.schema.yaml before any
+# job starts. Each instrument's path through the stages is one rule file:
+#   workflow/rules/shortcuts.smk    concept tasks, shortcut counts, concept panel
+#   workflow/rules/calibration.smk  KG link predictor, reliability audit, repair
+#   workflow/rules/nli.smk          PrOntoQA-lite / FOLIO-lite, step checker
+#   workflow/rules/axes.smk         depth bank, mixture confound, gadgets
+#   workflow/rules/report.smk       report.html / report.md, metrics JSON
+import sys
+
+from nesybench.errors import UserError
+from nesybench.params import load_params
+
+configfile: "params.yaml"
+
+try:
+    _validated = load_params("params.yaml")
+except UserError as exc:
+    print(f"error: {exc}", file=sys.stderr)
+    sys.exit(2)
+if config != _validated:
+    print(
+        "error: params.yaml is the single config of both runners; "
+        "edit params.yaml (or use `dvc exp run -S key=value`) instead of --config",
+        file=sys.stderr,
+    )
+    sys.exit(2)
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/shortcuts.smk"
+include: "workflow/rules/calibration.smk"
+include: "workflow/rules/nli.smk"
+include: "workflow/rules/axes.smk"
+include: "workflow/rules/report.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        rules.report.output,

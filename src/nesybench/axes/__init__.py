@@ -1,0 +1,1 @@
+"""axes instrument."""

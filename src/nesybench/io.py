@@ -1,0 +1,177 @@
+"""Deterministic artifacts: Parquet tables, flat metrics JSON, CSV plot data.
+
+Every writer goes through :func:`atomic_write`: the bytes land in a temporary
+file in the destination folder and are moved into place with ``os.replace``, so
+an interrupted run never leaves a file that looks finished.
+
+Parquet conventions (DESIGN.md): pyarrow, no pandas index, zstd level 3, rows
+sorted by a declared key, schema metadata carrying instrument, stage, schema
+version and the hash of the params that produced the table.  No timestamps or
+library versions are written, so equal inputs give equal bytes.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .errors import UserError
+
+SCHEMA_VERSION = "1"
+COMPRESSION = "zstd"
+COMPRESSION_LEVEL = 3
+META_PREFIX = "nesybench."
+
+
+def atomic_write(path: str | os.PathLike, data: bytes) -> Path:
+    """Write ``data`` to ``path`` via a temporary sibling file and ``os.replace``."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
+    return atomic_write(path, text.encode("utf-8"))
+
+
+def write_parquet(
+    df: pd.DataFrame,
+    path: str | os.PathLike,
+    *,
+    key: Sequence[str],
+    instrument: str,
+    stage: str,
+    params_hash: str,
+    schema_version: str = SCHEMA_VERSION,
+    extra_metadata: Mapping[str, str] | None = None,
+) -> Path:
+    """Write ``df`` sorted by ``key`` as a deterministic Parquet file.
+
+    ``key`` must name columns that identify a row; duplicates in it are an error,
+    because a key that does not identify rows leaves their order to chance.
+    """
+    missing = [c for c in key if c not in df.columns]
+    if missing:
+        raise ValueError(f"sort key columns {missing} not in table columns {list(df.columns)}")
+    if key:
+        if df.duplicated(subset=list(key)).any():
+            raise ValueError(f"sort key {list(key)} does not identify rows uniquely")
+        df = df.sort_values(list(key), kind="mergesort")
+    df = df.reset_index(drop=True)
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    metadata = {
+        f"{META_PREFIX}instrument": instrument,
+        f"{META_PREFIX}stage": stage,
+        f"{META_PREFIX}schema_version": str(schema_version),
+        f"{META_PREFIX}params_hash": params_hash,
+        f"{META_PREFIX}sort_key": json.dumps(list(key)),
+    }
+    for k, v in sorted((extra_metadata or {}).items()):
+        metadata[f"{META_PREFIX}{k}"] = str(v)
+    # Drop pandas' own metadata blob: it records the pandas version, which would
+    # make bytes depend on the installed library rather than on the data.
+    table = table.replace_schema_metadata(metadata)
+    sink = io.BytesIO()
+    pq.write_table(
+        table,
+        sink,
+        compression=COMPRESSION,
+        compression_level=COMPRESSION_LEVEL,
+        write_statistics=True,
+        created_by="nesybench",
+    )
+    return atomic_write(path, sink.getvalue())
+
+
+def read_parquet(path: str | os.PathLike) -> pd.DataFrame:
+    """Read a Parquet file written by :func:`write_parquet` (or a user's file)."""
+    try:
+        return pq.read_table(path).to_pandas()
+    except FileNotFoundError:
+        raise UserError(f"{path}: file not found") from None
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise UserError(f"{path}: not a readable Parquet file ({str(exc).splitlines()[0]})") from None
+
+
+def parquet_metadata(path: str | os.PathLike) -> dict[str, str]:
+    """The ``nesybench.*`` schema metadata of a Parquet file, prefix stripped."""
+    meta = pq.read_schema(path).metadata or {}
+    out = {}
+    for k, v in meta.items():
+        k = k.decode()
+        if k.startswith(META_PREFIX):
+            out[k[len(META_PREFIX):]] = v.decode()
+    return out
+
+
+def flatten(mapping: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Flatten nested dicts into dotted keys: ``{"a": {"b": 1}} -> {"a.b": 1}``."""
+    out: dict[str, Any] = {}
+    for key, value in mapping.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            out.update(flatten(value, f"{name}."))
+        else:
+            out[name] = value
+    return out
+
+
+def _json_value(value: Any) -> Any:
+    if hasattr(value, "item") and not isinstance(value, (list, tuple, dict)):
+        value = value.item()  # numpy scalar -> Python scalar
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def dumps_json(obj: Any) -> str:
+    """Canonical JSON text: sorted keys, two-space indent, trailing newline."""
+    return json.dumps(obj, sort_keys=True, indent=2, default=_json_value, allow_nan=False) + "\n"
+
+
+def write_metrics(path: str | os.PathLike, metrics: Mapping[str, Any]) -> Path:
+    """Write metrics as flat JSON with sorted dotted keys (``dvc metrics diff`` reads it)."""
+    flat = {k: _json_value(v) for k, v in flatten(metrics).items()}
+    for k, v in flat.items():
+        if not (v is None or isinstance(v, (bool, int, float, str))):
+            raise TypeError(f"metric {k!r} is not a scalar: {type(v).__name__}")
+    return atomic_write_text(path, dumps_json(flat))
+
+
+def read_json(path: str | os.PathLike) -> Any:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except FileNotFoundError:
+        raise UserError(f"{path}: file not found") from None
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+
+
+def write_csv(path: str | os.PathLike, df: pd.DataFrame, *, float_format: str = "%.10g") -> Path:
+    """Write plot data as CSV (no index, fixed float format, ``\\n`` line ends)."""
+    text = df.to_csv(index=False, float_format=float_format, lineterminator="\n")
+    return atomic_write_text(path, text)
+
+
+def sorted_unique(values: Iterable[Any]) -> list[Any]:
+    return sorted(set(values))

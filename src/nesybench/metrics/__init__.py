@@ -1,0 +1,1 @@
+"""Metrics shared by every instrument: one ECE, one Wilson interval."""

@@ -1,0 +1,1 @@
+"""Report stage: one HTML + Markdown report from every landed instrument."""

@@ -1,0 +1,1 @@
+# axes: rules are added here (see common.smk for conventions).

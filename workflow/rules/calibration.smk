@@ -1,0 +1,1 @@
+# calibration: rules are added here (see common.smk for conventions).

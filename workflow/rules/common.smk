@@ -1,0 +1,20 @@
+# Shared helpers for the rule files. Conventions every rule follows:
+#   shell:  "python stages/<stage>.py <instrument> [<step>] [--arg KEY=VALUE]"
+#   params: section=section("<instrument>")   (Snakemake reruns when it changes;
+#           the DVC export turns it into `params: [<instrument>]`)
+#   output: named; tables under data/<stage>/<instrument>/, this stage's metrics
+#           as data/<stage>/<instrument>/metrics.json, plot CSVs as
+#           reports/plots/<instrument>-<name>.csv
+# REPORT_INPUTS[<instrument>] lists the artifacts the report section reads.
+
+REPORT_INPUTS = {}
+
+
+def section(*names):
+    """The params.yaml sections a rule depends on, as a value Snakemake can compare."""
+    return {name: config[name] for name in names}
+
+
+def stage_out(stage, instrument, *names, ext="parquet"):
+    """data/<stage>/<instrument>/<name>.<ext> for each name, as a dict for named outputs."""
+    return {n: f"data/{stage}/{instrument}/{n}.{ext}" for n in names}

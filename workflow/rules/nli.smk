@@ -1,0 +1,1 @@
+# nli: rules are added here (see common.smk for conventions).

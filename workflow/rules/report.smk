@@ -1,0 +1,1 @@
+# report: rules are added here (see common.smk for conventions).

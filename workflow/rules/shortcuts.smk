@@ -1,0 +1,1 @@
+# shortcuts: rules are added here (see common.smk for conventions).
