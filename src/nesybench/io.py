@@ -97,7 +97,6 @@ def write_parquet(
         compression=COMPRESSION,
         compression_level=COMPRESSION_LEVEL,
         write_statistics=True,
-        created_by="nesybench",
     )
     return atomic_write(path, sink.getvalue())
 

@@ -123,7 +123,7 @@ def format_table(df: pd.DataFrame, *, floatfmt: str = "{:.4f}") -> str:
 
 def _parse_args(stage: str, argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog=f"stages/{stage}.py", description=f"Run the {stage} stage of one instrument.")
-    parser.add_argument("instrument", choices=INSTRUMENTS + ("all",))
+    parser.add_argument("instrument", choices=INSTRUMENTS + ("report",), help="instrument, or `report` for the report stage")
     parser.add_argument("step", nargs="?", default=None, help="optional sub-step, e.g. one sweep cell")
     parser.add_argument("--params", default="params.yaml", help="params file (default: params.yaml)")
     parser.add_argument("--arg", action="append", default=[], metavar="KEY=VALUE", help="extra argument for the step")
@@ -145,10 +145,7 @@ def run_stage(stage: str, argv: list[str] | None = None) -> int:
         params = load_params(args.params)
         root = Path(args.params).resolve().parent
         ctx = StageContext(stage=stage, instrument=args.instrument, params=params, root=root, args=extra, step=args.step)
-        if args.instrument == "all":
-            module = importlib.import_module(f"nesybench.{stage}_stage")
-        else:
-            module = importlib.import_module(f"nesybench.{args.instrument}.pipeline")
+        module = importlib.import_module(f"nesybench.{args.instrument}.pipeline")
         func_name = stage if args.step is None else f"{stage}_{args.step}"
         func = getattr(module, func_name, None)
         if func is None:

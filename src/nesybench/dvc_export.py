@@ -1,0 +1,136 @@
+"""Generate ``dvc.yaml`` from the Snakemake DAG, so the two runners cannot drift.
+
+Snakemake owns the DAG.  Every job of a full (``--forceall``) run becomes one DVC
+stage with the same command, the same inputs as ``deps``, the same outputs, and
+the params.yaml sections the rule declares through ``params: section=...``.
+Output kinds follow the paths:
+
+- ``reports/metrics/*.json``  -> ``metrics`` (``cache: false``, committed to git)
+- ``reports/plots/*.csv``     -> ``plots`` (``cache: false``, x/y from ``PLOTS`` in the rules)
+- ``reports/report.md``       -> ``outs`` with ``cache: false`` (committed, diff-friendly)
+- everything else             -> ``outs`` (DVC cache; git-ignored)
+
+``python -m nesybench.dvc_export`` rewrites dvc.yaml; ``--check`` exits 1 when the
+committed dvc.yaml differs from what the rules give (the drift test runs it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import re
+import sys
+from pathlib import Path
+
+import yaml
+
+HEADER = (
+    "# GENERATED from the Snakemake rules by `python -m nesybench.dvc_export`; do not edit.\n"
+    "# Each stage mirrors one Snakemake job: same cmd, deps, params, outs.\n"
+)
+NOT_CACHED_OUTS = ("reports/report.md",)
+
+
+def _stage_name(rule: str, wildcards: dict[str, str]) -> str:
+    if not wildcards:
+        return rule
+    parts = [re.sub(r"[^A-Za-z0-9_-]", "_", str(v)) for _, v in sorted(wildcards.items())]
+    return "-".join([rule, *parts])
+
+
+def snakemake_jobs(root: Path) -> tuple[list[dict], dict]:
+    """Every job of a full run, in topological order, as plain dicts; plus the PLOTS spec."""
+    from snakemake.api import DAGSettings, OutputSettings, ResourceSettings, SnakemakeApi
+    from snakemake.settings.enums import Quietness
+
+    jobs = []
+    sink = io.StringIO()
+    with contextlib.redirect_stdout(sink), SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as api:
+        workflow_api = api.workflow(resource_settings=ResourceSettings(cores=1), snakefile=root / "Snakefile", workdir=root)
+        workflow_api.dag(DAGSettings(forceall=True))
+        workflow = workflow_api._workflow  # the parsed workflow; the public API only prints DAGs
+        workflow._prepare_dag(forceall=True, ignore_incomplete=True, lock_warn_only=True, nolock=True)
+        workflow._build_dag()
+        plots = dict(workflow.globals.get("PLOTS", {}))
+        for level in workflow.dag.toposorted():
+            for job in sorted(level, key=lambda j: (j.rule.name, sorted(j.wildcards.items()))):
+                if job.shellcmd is None:
+                    continue  # target-only rules such as `all`
+                sections = job.params.get("section", {}) if hasattr(job.params, "get") else {}
+                jobs.append(
+                    {
+                        "name": _stage_name(job.rule.name, dict(job.wildcards)),
+                        "cmd": " ".join(job.shellcmd.split()),
+                        "deps": sorted(set(map(str, job.input))),
+                        "params": sorted(sections),
+                        "outs": sorted(map(str, job.output)),
+                    }
+                )
+    return jobs, plots
+
+
+def build_dvc_yaml(jobs: list[dict], plots: dict) -> dict:
+    stages = {}
+    for job in jobs:
+        stage: dict = {"cmd": job["cmd"]}
+        if job["deps"]:
+            stage["deps"] = job["deps"]
+        if job["params"]:
+            stage["params"] = job["params"]
+        outs, metrics, plot_outs = [], [], []
+        for path in job["outs"]:
+            if path.startswith("reports/metrics/") and path.endswith(".json"):
+                metrics.append({path: {"cache": False}})
+            elif path.startswith("reports/plots/") and path.endswith(".csv"):
+                spec = {"cache": False, **plots.get(path, {})}
+                plot_outs.append({path: spec})
+            elif path in NOT_CACHED_OUTS:
+                outs.append({path: {"cache": False}})
+            else:
+                outs.append(path)
+        if outs:
+            stage["outs"] = outs
+        if metrics:
+            stage["metrics"] = metrics
+        if plot_outs:
+            stage["plots"] = plot_outs
+        stages[job["name"]] = stage
+    return {"stages": stages}
+
+
+def render(root: Path) -> str:
+    jobs, plots = snakemake_jobs(root)
+    return HEADER + yaml.safe_dump(build_dvc_yaml(jobs, plots), sort_keys=False, width=1000)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", default=".", help="repository root (default: .)")
+    parser.add_argument("--check", action="store_true", help="exit 1 if dvc.yaml differs from the rules")
+    args = parser.parse_args(argv)
+    root = Path(args.root).resolve()
+    text = render(root)
+    target = root / "dvc.yaml"
+    if args.check:
+        current = target.read_text(encoding="utf-8") if target.exists() else ""
+        if current != text:
+            import difflib
+
+            sys.stdout.writelines(difflib.unified_diff(current.splitlines(True), text.splitlines(True), "dvc.yaml (committed)", "dvc.yaml (from rules)"))
+            print("error: dvc.yaml has drifted from workflow/rules; run `python -m nesybench.dvc_export`", file=sys.stderr)
+            return 1
+        return 0
+    from .io import atomic_write_text
+
+    atomic_write_text(target, text)
+    print(f"wrote {target.relative_to(Path.cwd()) if target.is_relative_to(Path.cwd()) else target} ({len(jobs_or_zero(text))} stages)")
+    return 0
+
+
+def jobs_or_zero(text: str) -> list:
+    return list((yaml.safe_load(text) or {}).get("stages", {}))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,93 @@
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from nesybench.errors import UserError
+from nesybench.params import load_params, params_hash, validate_params
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {"toy": {"$ref": "toy.schema.yaml"}},
+}
+TOY = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "support_frac": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+        "k": {"type": "integer", "minimum": 1},
+        "knowledge": {"enum": ["xor", "cnf"]},
+        "seeds": {"type": "array", "items": {"type": "integer"}, "minItems": 1},
+    },
+}
+
+
+@pytest.fixture
+def schema_dir(tmp_path):
+    (tmp_path / "params.schema.yaml").write_text(yaml.safe_dump(SCHEMA))
+    (tmp_path / "toy.schema.yaml").write_text(yaml.safe_dump(TOY))
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    "section, message",
+    [
+        ({"support_frac": 1.5}, "toy.support_frac must be <= 1, got 1.5"),
+        ({"support_frac": 0}, "toy.support_frac must be > 0, got 0"),
+        ({"k": 0}, "toy.k must be >= 1, got 0"),
+        ({"k": "two"}, 'toy.k must be of type integer, got "two"'),
+        ({"knowledge": "and"}, 'toy.knowledge must be one of "xor", "cnf", got "and"'),
+        ({"seeds": []}, "toy.seeds must have at least 1 items, got 0"),
+        ({"sed": 1}, "toy has unknown key sed"),
+    ],
+)
+def test_validate_params_names_key_value_and_range(schema_dir, section, message):
+    with pytest.raises(UserError) as info:
+        validate_params({"toy": section}, schema_dir=schema_dir, source="params.yaml")
+    text = str(info.value)
+    assert text.startswith("params.yaml: ") and message in text
+    assert "\n" not in text
+
+
+def test_validate_params_accepts_good_values(schema_dir):
+    good = {"toy": {"support_frac": 0.5, "k": 2, "knowledge": "xor", "seeds": [1]}}
+    assert validate_params(good, schema_dir=schema_dir) == good
+
+
+def test_repository_params_yaml_is_valid():
+    params = load_params(ROOT / "params.yaml")
+    assert set(params) >= {"shortcuts", "calibration", "nli", "axes", "report"}
+
+
+def test_load_params_reports_yaml_syntax_errors(tmp_path):
+    bad = tmp_path / "params.yaml"
+    bad.write_text("a: [1, 2\n")
+    with pytest.raises(UserError, match="not valid YAML"):
+        load_params(bad)
+
+
+def test_params_hash_ignores_key_order():
+    assert params_hash({"a": 1, "b": [1, 2]}) == params_hash({"b": [1, 2], "a": 1})
+    assert params_hash({"a": 1}) != params_hash({"a": 2})
+
+
+def test_stage_script_rejects_bad_params_with_one_line_and_exit_2(tmp_path):
+    """Through the real stage script: bad params -> `error: ...`, exit 2, no traceback."""
+    (tmp_path / "workflow").mkdir()
+    (tmp_path / "workflow" / "schemas").symlink_to(ROOT / "workflow" / "schemas")
+    params = yaml.safe_load((ROOT / "params.yaml").read_text())
+    params["report"]["title"] = ""
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "stages" / "report.py"), "report", "--params", str(tmp_path / "params.yaml")],
+        capture_output=True, text=True, cwd=tmp_path,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error: ") and "report.title" in proc.stderr
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
