@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 
 import matplotlib
 
@@ -35,7 +36,8 @@ def to_svg(fig) -> str:
     text = buf.getvalue()
     # Drop the XML prolog and doctype so the SVG can be inlined in HTML.
     start = text.find("<svg")
-    return text[start:]
+    # The RDF metadata block only names XML namespaces; drop it to keep the page lean.
+    return re.sub(r"\s*<metadata>.*?</metadata>", "", text[start:], flags=re.S)
 
 
 def to_png(fig) -> bytes:

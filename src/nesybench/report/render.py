@@ -48,7 +48,7 @@ def _fmt(value: Any, floatfmt: str) -> str:
 
 
 def _is_text(series: pd.Series) -> bool:
-    return series.dtype == object or str(series.dtype).startswith(("string", "bool", "category"))
+    return pd.api.types.is_bool_dtype(series) or not pd.api.types.is_numeric_dtype(series)
 
 
 def _inline_md_to_html(text: str) -> str:
