@@ -124,12 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     from .io import atomic_write_text
 
     atomic_write_text(target, text)
-    print(f"wrote {target.relative_to(Path.cwd()) if target.is_relative_to(Path.cwd()) else target} ({len(jobs_or_zero(text))} stages)")
+    print(f"wrote {target} ({len(yaml.safe_load(text)['stages'])} stages)")
     return 0
-
-
-def jobs_or_zero(text: str) -> list:
-    return list((yaml.safe_load(text) or {}).get("stages", {}))
 
 
 if __name__ == "__main__":

@@ -79,6 +79,10 @@ def _describe(error) -> str:
         return f"{path} has unknown key {extra[0] if extra else '?'}; allowed keys: {', '.join(sorted(error.schema.get('properties', {})))}"
     if kind in ("minItems", "maxItems"):
         return f"{path} must have {'at least' if kind == 'minItems' else 'at most'} {v} items, got {len(error.instance)}"
+    if kind == "minLength":
+        return f"{path} must have at least {v} characters, got {got}"
+    if kind == "maxLength":
+        return f"{path} must have at most {v} characters, got {got}"
     if kind == "uniqueItems":
         return f"{path} must not repeat items, got {got}"
     if kind == "pattern":

@@ -82,12 +82,12 @@ def test_stage_script_rejects_bad_params_with_one_line_and_exit_2(tmp_path):
     (tmp_path / "workflow").mkdir()
     (tmp_path / "workflow" / "schemas").symlink_to(ROOT / "workflow" / "schemas")
     params = yaml.safe_load((ROOT / "params.yaml").read_text())
-    params["report"]["title"] = ""
+    params["report"]["title"] = ""  # minLength 1
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
     proc = subprocess.run(
         [sys.executable, str(ROOT / "stages" / "report.py"), "report", "--params", str(tmp_path / "params.yaml")],
         capture_output=True, text=True, cwd=tmp_path,
     )
     assert proc.returncode == 2
-    assert proc.stderr.startswith("error: ") and "report.title" in proc.stderr
+    assert proc.stderr.startswith("error: ") and "report.title must have at least 1 characters" in proc.stderr
     assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
