@@ -164,3 +164,9 @@ def test_parse_context_covers_published_prontoqa_dev():
             assert parse_sentence(sentence).ok, sentence
             n_sentences += 1
     assert len(records) == 500 and n_sentences == 500 * 12
+
+
+def test_lexicon_forced_adjective():
+    assert str(parse_sentence("Wumpuses are flumps.").rule) == "flump(X) :- wumpus(X)."
+    res = parse_sentence("Wumpuses are flumps.", lexicon=Lexicon(adjectives=frozenset({"flumps"})))
+    assert str(res.rule) == "flumps(X) :- wumpus(X)." and res.adjective

@@ -115,3 +115,24 @@ def test_prove_agrees_with_clingo_on_random_stratified_programs(seed):
         for args in (np.array(np.meshgrid(*[consts] * arity)).T.reshape(-1, arity)):
             atom = A(pred, *map(str, args))
             assert (p.prove(atom) is not None) == (str(atom).replace(" ", "") in model), (atom, [str(r) for r in rules])
+
+
+def test_prove_too_deep_is_a_value_error_not_a_crash():
+    n = 3000
+    rules = [Rule(A(f"c{i + 1}", "X"), (Literal(A(f"c{i}", "X")),)) for i in range(n)]
+    with pytest.raises(ValueError, match="recursion limit"):
+        prove(A(f"c{n}", "sam"), [A("c0", "sam")], rules)
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_prove_agrees_with_forward_chainer(seed):
+    from nesybench.reasoning.chainer import forward_chain
+
+    facts, rules = _random_program(np.random.default_rng(1000 + seed))
+    closure = forward_chain(facts, rules)
+    p = Prover(facts, rules)
+    for pred in ("p1", "p2", "q1", "q2"):
+        derived = {a for a in closure.atoms if a.pred == pred}
+        arity = 1 if pred.endswith("1") else 2
+        proved = {pr.atom for pr in p.solutions(A(pred, *["X", "Y"][:arity]))}
+        assert proved == derived, pred

@@ -1,0 +1,143 @@
+"""The step checker: is a chain of thought a proof, not just a lucky label?
+
+A trace is a list of sentences in the shared grammar.  Fact lines state
+``p(a)`` about the queried entity ``a``; rule lines (PrOntoQA style) cite the
+rule the next fact uses.  Four flags and their conjunction:
+
+* **parsed**   -- every line parses, and every fact line is about ``a``;
+* **valid**    -- every derived fact follows by one context rule from a fact
+  already established (a context fact or an earlier line); a line restating a
+  context fact is valid; a cited rule must be an axiom of the context and the
+  rule the next fact uses;
+* **linear**   -- the premise each derived fact uses is the previous line's
+  conclusion (for the first derived fact: a context fact);
+* **connects** -- the last fact line is the queried atom or its negation;
+* **strict**   -- parsed and valid and linear and connects.
+
+Formally, with ``E_k`` the set established before line ``k`` (context facts
+plus earlier fact lines) and ``f_k = h(a)`` the fact of line ``k``:
+valid_k iff there is a context rule ``h(X) :- b(X)`` (the cited one, if any)
+with ``b(a) in E_k``; linear_k iff additionally ``b(a) = f_{k-1}``.
+The trace's label is the one its last fact decides: ``True`` if it is the
+question's atom, ``False`` if its complement, None if it does not connect.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from ..reasoning.grammar import Theory, complement, parse_sentence
+from ..reasoning.terms import Atom, Rule
+
+FLAGS = ("parsed", "valid", "linear", "connects", "strict")
+
+
+@dataclass(frozen=True)
+class TraceVerdict:
+    parsed: bool
+    valid: bool
+    linear: bool
+    connects: bool
+    label: str | None  # what the trace concludes about the question
+    reason: str  # the first thing that failed, "" when strict
+
+    @property
+    def strict(self) -> bool:
+        return self.parsed and self.valid and self.linear and self.connects
+
+    def as_dict(self) -> dict:
+        out = asdict(self)
+        out["strict"] = self.strict
+        return out
+
+
+def _premise(rule: Rule, entity: str) -> Atom | None:
+    """``b(a)`` for a single-premise unary rule ``h(X) :- b(X)``, else None."""
+    if len(rule.body) != 1 or not rule.body[0].positive or len(rule.head.args) != 1:
+        return None
+    body = rule.body[0].atom
+    if body.args != rule.head.args:
+        return None
+    return Atom(body.pred, (entity,))
+
+
+def check_trace(trace: list[str], theory: Theory, question: Atom) -> TraceVerdict:
+    """Check a chain of thought against a parsed context and the question's atom.
+
+    Parameters
+    ----------
+    trace : sentences (fact-only, or facts interleaved with the cited rules).
+    theory : the parsed context (:func:`~nesybench.reasoning.grammar.parse_context`).
+    question : the atom asked about (``not_p(a)`` for "Is a not p?").
+
+    Returns
+    -------
+    TraceVerdict with the four flags, ``strict`` and the label the trace concludes.
+    """
+    entity = question.args[0]
+    given = set(theory.facts)
+    rules_by_head: dict[str, list[Rule]] = {}
+    for rule in theory.rules:
+        rules_by_head.setdefault(rule.head.pred, []).append(rule)
+    axioms = set(theory.rules)
+
+    established = set(given)
+    previous: set[Atom] = {f for f in given if f.args == (entity,)}
+    valid = linear = True
+    reason = ""
+    cited: Rule | None = None
+    last_fact: Atom | None = None
+
+    def fail(flag: str, why: str) -> None:
+        nonlocal valid, linear, reason
+        # An invalid step has no premise at all, so it cannot use the previous one either.
+        linear = False
+        if flag == "valid":
+            valid = False
+        if not reason:
+            reason = why
+
+    for k, line in enumerate(trace, 1):
+        res = parse_sentence(line)
+        if res.kind == "rule":
+            if cited is not None:
+                fail("valid", f"line {k}: cites a second rule before using '{cited}'")
+            if res.rule not in axioms:
+                fail("valid", f"line {k}: cited rule is not in the context: {line!r}")
+            cited = res.rule
+            continue
+        if res.kind != "fact":
+            why = res.reason if res.kind == "failure" else "a question is not a step"
+            return TraceVerdict(False, False, False, False, None, f"line {k}: does not parse ({why}): {line!r}")
+        fact = res.atom
+        if fact.args != (entity,):
+            return TraceVerdict(False, False, False, False, None, f"line {k}: is about {fact.args[0]!r}, not {entity!r}")
+        if cited is None and fact in given:
+            pass  # restating a premise of the context is sound and starts a new linear run
+        else:
+            candidates = [cited] if cited is not None else rules_by_head.get(fact.pred, [])
+            premises = [
+                p for r in candidates
+                if r.head.pred == fact.pred and (p := _premise(r, entity)) is not None
+            ]
+            if not any(p in established for p in premises):
+                why = f"the cited rule '{cited}'" if cited is not None else "no context rule"
+                fail("valid", f"line {k}: {line!r} does not follow by {why} from established facts")
+            elif not any(p in previous for p in premises if p in established):
+                fail("linear", f"line {k}: {line!r} does not use the previous step's conclusion")
+        cited = None
+        established.add(fact)
+        previous = {fact}
+        last_fact = fact
+    if cited is not None:
+        fail("valid", f"the trace ends on a cited rule that no fact uses: '{cited}'")
+
+    label = None
+    if last_fact == question:
+        label = "True"
+    elif last_fact == complement(question):
+        label = "False"
+    connects = label is not None
+    if not connects and not reason:
+        reason = "the last fact is not the queried atom or its negation" if trace else "empty trace"
+    return TraceVerdict(True, valid, linear, connects, label, reason)
