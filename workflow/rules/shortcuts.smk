@@ -1,1 +1,120 @@
 # shortcuts: rules are added here (see common.smk for conventions).
+
+
+rule shortcuts_generate:
+    """shortcuts: seeded concept tasks with gold concepts (train/test/ood), every promise asserted."""
+    params:
+        section=section("shortcuts"),
+    output:
+        **stage_out("generate", "shortcuts", "points", "certificate"),
+        metrics="data/generate/shortcuts/metrics.json",
+    shell:
+        "python stages/generate.py shortcuts"
+
+
+rule shortcuts_count:
+    """shortcuts: N_opt per task x support x extractor, certified by enumeration, closed form and #SAT."""
+    params:
+        section=section("shortcuts"),
+    input:
+        points=rules.shortcuts_generate.output.points,
+        certificate=rules.shortcuts_generate.output.certificate,
+    output:
+        **stage_out("count", "shortcuts", "n_opt", "dimacs"),
+        metrics="data/count/shortcuts/metrics.json",
+        plot="reports/plots/shortcuts-n_opt.csv",
+    shell:
+        "python stages/count.py shortcuts"
+
+
+REPORT_INPUTS.setdefault("shortcuts", []).extend(
+    [
+        rules.shortcuts_generate.output.certificate,
+        rules.shortcuts_generate.output.metrics,
+        rules.shortcuts_count.output.n_opt,
+        rules.shortcuts_count.output.metrics,
+    ]
+)
+
+
+# ---- concept models, the panel, incidence, concept-head calibration (issue 3) ----
+#   train              label-only seed sweep -> first collapsing shortcut + its concept-supervised
+#                      twin (same init); label-only OOD batch at a biased support
+#   train incidence    one (task, support) cell of the shortcut-incidence sweep per job
+#   score              concept panel, alpha, occurrence, OOD vs counted survivors, incidence table
+#   calibrate          temperature scaling of the concept heads (AccC must not move)
+
+SHORTCUTS_INCIDENCE = config["shortcuts"]["incidence"]
+# Support wildcards are spelled as Python's repr of the float ("1.0", "0.75"); the stage
+# checks the spelling against params.yaml, so a cell can only be the one params.yaml names.
+SHORTCUTS_INCIDENCE_CELLS = expand(
+    "data/train/shortcuts/incidence-{task}-{support}.parquet",
+    task=SHORTCUTS_INCIDENCE["tasks"],
+    support=[repr(float(s)) for s in SHORTCUTS_INCIDENCE["support_fracs"]],
+)
+
+
+rule shortcuts_train:
+    """shortcuts: label-only sweep, the first collapsing seed and its concept-supervised twin; OOD batch."""
+    params:
+        section=section("shortcuts"),
+    output:
+        **stage_out("train", "shortcuts", "concepts", "labels", "curves", "sweep", "ood_runs", "tasks"),
+        metrics="data/train/shortcuts/metrics.json",
+    shell:
+        "python stages/train.py shortcuts"
+
+
+rule shortcuts_incidence:
+    """shortcuts: one cell of the incidence sweep (label-only seeds on one task and support)."""
+    params:
+        section=section("shortcuts"),
+    wildcard_constraints:
+        task="[a-z][a-z0-9_]*",
+        support="[0-9]+[.][0-9]+",
+    output:
+        runs="data/train/shortcuts/incidence-{task}-{support}.parquet",
+    shell:
+        "python stages/train.py shortcuts incidence --arg task={wildcards.task} --arg support={wildcards.support}"
+
+
+rule shortcuts_score:
+    """shortcuts: the concept panel (head-to-head), alpha, occurrence, OOD and incidence tables."""
+    params:
+        section=section("shortcuts"),
+    input:
+        concepts=rules.shortcuts_train.output.concepts,
+        labels=rules.shortcuts_train.output.labels,
+        tasks=rules.shortcuts_train.output.tasks,
+        ood_runs=rules.shortcuts_train.output.ood_runs,
+        cells=SHORTCUTS_INCIDENCE_CELLS,
+    output:
+        **stage_out("score", "shortcuts", "panel", "alpha", "occurrence", "ood", "incidence"),
+        metrics="data/score/shortcuts/metrics.json",
+        plot="reports/plots/shortcuts-incidence.csv",
+    shell:
+        "python stages/score.py shortcuts"
+
+
+rule shortcuts_calibrate:
+    """shortcuts: concept-head temperature scaling (fit on train, scored on test); AccC unchanged."""
+    params:
+        section=section("shortcuts"),
+    input:
+        concepts=rules.shortcuts_train.output.concepts,
+    output:
+        **stage_out("calibrate", "shortcuts", "concept_calibration"),
+        metrics="data/calibrate/shortcuts/metrics.json",
+    shell:
+        "python stages/calibrate.py shortcuts"
+
+
+REPORT_INPUTS.setdefault("shortcuts", []).extend(
+    [
+        rules.shortcuts_train.output.tasks,
+        rules.shortcuts_train.output.curves,
+        rules.shortcuts_train.output.metrics,
+        *rules.shortcuts_score.output,
+        *rules.shortcuts_calibrate.output,
+    ]
+)

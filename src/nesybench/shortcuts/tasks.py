@@ -1,0 +1,257 @@
+"""The shortcuts generator: seeded concept tasks with gold concepts on every split.
+
+Shape of a task (the logic-task family of rsbench):
+
+1. sample a concept state g in {0,1}^k (balanced over the states of a split);
+2. label it from the knowledge, y = K(g), never from the input;
+3. render the input: x_j = (2 g_j - 1) + noise * eps_j for the k concept
+   coordinates (eps ~ N(0, 1)), then ``n_distractors`` pure N(0, 1) coordinates.
+
+The support knob: a permutation of the 2^k states seeded by ``(seed, k)`` keeps
+its first ``max(1, round(support_frac * 2^k))`` states as the observed support.
+Because the permutation does not depend on the fraction, smaller supports are
+nested in larger ones.  train and test sample the support; ood samples exactly
+the unobserved states (empty at full support).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..counting.optima import label_class_sizes
+from ..errors import UserError, check_claim
+from ..logic.knowledge import Knowledge, all_states, make_knowledge, parse_state, state_str
+
+__all__ = [
+    "Knowledge",
+    "make_knowledge",
+    "random_3cnf",
+    "all_states",
+    "state_str",
+    "child_rng",
+    "support_states",
+    "Split",
+    "ConceptTask",
+    "make_task",
+    "certify_task",
+    "resolve_knowledge",
+    "SPLITS",
+    "CONCEPT_CORR_MIN",
+    "DISTRACTOR_CORR_MAX",
+]
+
+SPLITS = ("train", "test", "ood")
+CONCEPT_CORR_MIN = 0.9  # corr(x_j, g_j) must reach this: the intended concepts are learnable
+DISTRACTOR_CORR_MAX = 0.3  # |corr(x_d, y)| must stay below this: no label side channel
+MAX_TASK_K = 16  # tasks enumerate their 2^k states
+RANDOM_CNF_MAX_DRAWS = 1000
+
+
+def child_rng(seed: int, *names: object) -> np.random.Generator:
+    """A generator seeded by ``seed`` and a path of names (stable across runs and platforms)."""
+    keys = tuple(int.from_bytes(hashlib.sha256(str(name).encode("utf-8")).digest()[:4], "little") for name in names)
+    return np.random.default_rng(np.random.SeedSequence(entropy=int(seed), spawn_key=keys))
+
+
+def random_3cnf(k: int, m: int, rng: np.random.Generator) -> Knowledge:
+    """A random 3-CNF over x1..xk with ``m`` clauses, redrawn until both labels occur.
+
+    Each clause picks 3 distinct variables (with repetition only when k < 3) and
+    independent random signs.  "Both labels occur" (0 < #SAT(K) < 2^k) is
+    decided by one exact model count, so it works at any k.
+    """
+    if k < 1:
+        raise UserError(f"k: must be >= 1, got {k}")
+    if m < 1:
+        raise UserError(f"m: a random 3-CNF needs at least 1 clause, got {m}")
+    for _ in range(RANDOM_CNF_MAX_DRAWS):
+        clauses = []
+        for _ in range(m):
+            variables = rng.choice(k, size=3, replace=k < 3) + 1
+            signs = rng.integers(0, 2, size=3)
+            clauses.append("(" + " | ".join(("~" if s else "") + f"x{v}" for v, s in zip(variables, signs)) + ")")
+        knowledge = make_knowledge(" & ".join(clauses), k)
+        n0, n1 = label_class_sizes(knowledge)
+        if n0 > 0 and n1 > 0:
+            return knowledge
+    raise UserError(f"random 3-CNF: no draw with both labels in {RANDOM_CNF_MAX_DRAWS} tries at k={k}, m={m}")
+
+
+def resolve_knowledge(name: str, spec: dict, *, seed: int) -> Knowledge:
+    """The knowledge of a params task entry ``{knowledge: xor | <CNF> | random3cnf, k, [m]}``."""
+    where = f"params.yaml: shortcuts.tasks.{name}"
+    kind, k = spec["knowledge"], spec["k"]
+    if kind == "random3cnf":
+        if "m" not in spec:
+            raise UserError(f"{where}.m: a random3cnf task needs m (number of clauses)")
+        return random_3cnf(k, spec["m"], child_rng(seed, "knowledge", name))
+    if "m" in spec:
+        raise UserError(f"{where}.m: only a random3cnf task takes m, got knowledge {kind!r}")
+    try:
+        return make_knowledge(kind, k)
+    except UserError as exc:
+        raise UserError(f"{where}: {exc}") from None
+
+
+def support_states(k: int, support_frac: float, *, seed: int) -> tuple[str, ...]:
+    """The observed support: the first max(1, round(frac * 2^k)) states of a permutation seeded by (seed, k).
+
+    Returned in permutation order.  ``round`` is Python's (ties to even).
+    """
+    if isinstance(support_frac, bool) or not isinstance(support_frac, (int, float)) or not 0 < support_frac <= 1:
+        raise UserError(f"support_frac: must be in (0, 1], got {support_frac!r}")
+    if k < 1:
+        raise UserError(f"k: must be >= 1, got {k}")
+    n_states = 2**k
+    n_keep = max(1, round(support_frac * n_states))
+    order = child_rng(seed, "support", k).permutation(n_states)
+    states = all_states(k)
+    return tuple(state_str(states[i]) for i in order[:n_keep])
+
+
+@dataclass
+class Split:
+    """One split: inputs X (n, k + n_distractors), gold concepts G (n, k), labels Y (n,)."""
+
+    X: np.ndarray
+    G: np.ndarray
+    Y: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.Y)
+
+    def states(self) -> list[str]:
+        """The distinct concept states present, sorted."""
+        return sorted({state_str(row) for row in self.G})
+
+
+@dataclass
+class ConceptTask:
+    name: str
+    knowledge: Knowledge
+    k: int
+    n_distractors: int
+    support: tuple[str, ...]  # bit strings, permutation order
+    splits: dict[str, Split] = field(default_factory=dict)
+    support_frac: float = 1.0
+    noise: float = 0.25
+
+    @property
+    def unobserved(self) -> tuple[str, ...]:
+        kept = set(self.support)
+        return tuple(state_str(row) for row in all_states(self.k) if state_str(row) not in kept)
+
+
+def _check_count(value, name: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise UserError(f"{name}: must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _sample_split(knowledge: Knowledge, states: tuple[str, ...], n_per_state: int, *, noise: float, n_distractors: int, rng) -> Split:
+    k = knowledge.k
+    if not states:
+        return Split(np.zeros((0, k + n_distractors)), np.zeros((0, k), dtype=np.int64), np.zeros(0, dtype=np.int64))
+    G = np.repeat(np.array([parse_state(s, k) for s in states], dtype=np.int64), n_per_state, axis=0)
+    G = G[rng.permutation(len(G))]  # balanced per state, in random order
+    # x_concept = (2g - 1) + noise * eps ; x_distractor ~ N(0, 1), concept-free.
+    X = np.hstack([
+        (2.0 * G - 1.0) + noise * rng.standard_normal((len(G), k)),
+        rng.standard_normal((len(G), n_distractors)),
+    ])
+    return Split(X, G, knowledge.labels(G))
+
+
+def make_task(
+    knowledge: Knowledge,
+    *,
+    name: str,
+    n_train_per_state: int,
+    n_test_per_state: int,
+    n_distractors: int = 2,
+    support_frac: float = 1.0,
+    noise: float = 0.25,
+    seed: int = 0,
+) -> ConceptTask:
+    """A seeded concept task with train / test (support) and ood (complement) splits.
+
+    A pure function of its arguments: the support is seeded by ``(seed, k)``,
+    each split's draws by ``(seed, name, split)``.
+    """
+    if not isinstance(knowledge, Knowledge):
+        raise TypeError(f"knowledge must be a Knowledge, got {type(knowledge).__name__}")
+    k = knowledge.k
+    if k > MAX_TASK_K:
+        raise UserError(f"k: a generated task enumerates its 2^k states; k must be <= {MAX_TASK_K}, got {k}")
+    n_train = _check_count(n_train_per_state, "n_train_per_state", 1)
+    n_test = _check_count(n_test_per_state, "n_test_per_state", 1)
+    n_distractors = _check_count(n_distractors, "n_distractors", 0)
+    if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not noise >= 0:
+        raise UserError(f"noise: must be a number >= 0, got {noise!r}")
+    labels = knowledge.labels(all_states(k))
+    if labels.min() == labels.max():
+        raise UserError(f"knowledge: a task needs both labels among the 2^{k} states; {knowledge.describe()} gives only label {labels[0]}")
+    support = support_states(k, support_frac, seed=seed)
+    unobserved = tuple(s for s in (state_str(r) for r in all_states(k)) if s not in set(support))
+    draws = {
+        "train": (support, n_train),
+        "test": (support, n_test),
+        "ood": (unobserved, n_test),
+    }
+    splits = {
+        split: _sample_split(knowledge, states, n, noise=float(noise), n_distractors=n_distractors, rng=child_rng(seed, "task", name, split))
+        for split, (states, n) in draws.items()
+    }
+    return ConceptTask(name, knowledge, k, n_distractors, support, splits, float(support_frac), float(noise))
+
+
+def _corr(a: np.ndarray, b: np.ndarray) -> float:
+    if len(a) < 2 or np.std(a) == 0 or np.std(b) == 0:
+        return float("nan")
+    return float(np.corrcoef(a, b)[0, 1])
+
+
+def certify_task(task: ConceptTask) -> dict:
+    """Check every promise of the generator; raise ClaimFailed on the first broken one.
+
+    Checked: y = K(g) on every point of every split; the train (and test)
+    support equals the requested support; ood covers exactly its complement;
+    corr(x_j, g_j) >= 0.9 for every concept coordinate and |corr(x_d, y)| <= 0.3
+    for every distractor, both over the pooled points of all splits (a single
+    split may hold a concept constant, e.g. at support {00, 10}).
+
+    Returns the certificate numbers: per split ``points``, ``input_dims``,
+    ``states``; pooled ``corr_concept`` and ``abs_corr_distractor``.
+    """
+    k, nd = task.k, task.n_distractors
+    requested = sorted(task.support)
+    complement = sorted(task.unobserved)
+    out: dict = {"task": task.name, "k": k, "support": requested, "ood_states": complement, "splits": {}}
+    for split in SPLITS:
+        data = task.splits[split]
+        check_claim(data.X.shape == (len(data), k + nd) and data.G.shape == (len(data), k),
+                    f"{task.name}/{split}: X is {data.X.shape}, G is {data.G.shape}, expected (n, {k + nd}) and (n, {k})")
+        labels = task.knowledge.labels(data.G) if len(data) else data.Y
+        check_claim(np.array_equal(labels, data.Y), f"{task.name}/{split}: y != K(g) on {int((labels != data.Y).sum())} points")
+        out["splits"][split] = {"points": len(data), "input_dims": k + nd, "states": data.states(), "labels_hold": True}
+    check_claim(out["splits"]["train"]["states"] == requested,
+                f"{task.name}: train support {out['splits']['train']['states']} != requested {requested}")
+    check_claim(out["splits"]["test"]["states"] == requested,
+                f"{task.name}: test support {out['splits']['test']['states']} != requested {requested}")
+    check_claim(out["splits"]["ood"]["states"] == complement,
+                f"{task.name}: ood states {out['splits']['ood']['states']} != the complement {complement}")
+    X = np.vstack([task.splits[s].X for s in SPLITS])
+    G = np.vstack([task.splits[s].G for s in SPLITS])
+    Y = np.concatenate([task.splits[s].Y for s in SPLITS])
+    corr_concept = [_corr(X[:, j], G[:, j]) for j in range(k)]
+    corr_distractor = [abs(_corr(X[:, k + d], Y)) for d in range(nd)]
+    for j, c in enumerate(corr_concept, start=1):
+        check_claim(c >= CONCEPT_CORR_MIN, f"{task.name}: concept coordinate x{j} has corr(x_j, g_j) = {c:.3f} < {CONCEPT_CORR_MIN}")
+    for d, c in enumerate(corr_distractor, start=1):
+        check_claim(c <= DISTRACTOR_CORR_MAX, f"{task.name}: distractor {d} has |corr(x_d, y)| = {c:.3f} > {DISTRACTOR_CORR_MAX}")
+    out["corr_concept"] = corr_concept
+    out["abs_corr_distractor"] = corr_distractor
+    return out
