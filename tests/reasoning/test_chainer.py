@@ -201,3 +201,13 @@ def test_forward_chain_positive_recursion_within_a_stratum():
     assert c.relation("loop") == [("a",)]
     assert c.relation("r") == [("a", "a"), ("a", "b"), ("a", "c"), ("b", "c")]
     assert c.depth(Atom("r", ("a", "c"))) == 2
+
+
+def test_query_negation_and_unsafe_negation():
+    atoms = [Atom("person", ("a",)), Atom("person", ("b",)), Atom("advised", ("b",))]
+    bindings, probes = query([pos("person", "X"), neg("advised", "X")], atoms)
+    assert bindings == [{"X": "a"}]
+    assert probes == 2 + 2  # two person atoms scanned, then one membership probe per binding
+    with pytest.raises(UserError, match="must occur in a positive literal"):
+        query([pos("person", "X"), neg("advised", "Y")], atoms)
+    assert query([pos("person", "X"), pos("advised", "X")], forward_chain(atoms, []))[0] == [{"X": "b"}]

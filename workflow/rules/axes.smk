@@ -1,1 +1,80 @@
-# axes: rules are added here (see common.smk for conventions).
+# axes: difficulty as controlled knobs (spec ch15)
+#   generate  RuleTaker-lite depth bank: layered theories, balanced questions (asserted 50/50 per
+#             depth, "not" uninformative), depth by the forward chainer, labels re-derived by the
+#             prover; lexical rewrites (5-entry synonym table, p = 0.35)
+#   count     realized depth mix pi_d; design arithmetic (15 / 2,187 / 385 / 841,995)
+#   train     soft reasoner: logistic regression on local features, depths 0-1 only
+#   score     per-depth factorization (coverage x acc-on-parsed vs soft reasoner), synonym x depth,
+#             flip probe, mixture ties, the seven pinned gadgets; every claim asserted
+
+
+rule axes_generate:
+    """axes: depth-stratified, label-balanced question bank with lexical rewrites."""
+    params:
+        section=section("axes"),
+    input:
+        code=code("generate", "axes", "reasoning"),
+    output:
+        **stage_out("generate", "axes", "bank", "questions"),
+        metrics="data/generate/axes/metrics.json",
+    shell:
+        "python stages/generate.py axes"
+
+
+rule axes_count:
+    """axes: realized depth mix of each split; factorial design arithmetic."""
+    params:
+        section=section("axes"),
+    input:
+        questions=rules.axes_generate.output.questions,
+        code=code("count", "axes"),
+    output:
+        **stage_out("count", "axes", "depth_mix", "design"),
+        metrics="data/count/axes/metrics.json",
+    shell:
+        "python stages/count.py axes"
+
+
+rule axes_train:
+    """axes: soft reasoner (bag of local features) trained on depths 0-1."""
+    params:
+        section=section("axes"),
+    input:
+        bank=rules.axes_generate.output.bank,
+        questions=rules.axes_generate.output.questions,
+        code=code("train", "axes", "reasoning"),
+    output:
+        **stage_out("train", "axes", "soft_reasoner"),
+        metrics="data/train/axes/metrics.json",
+    shell:
+        "python stages/train.py axes"
+
+
+rule axes_score:
+    """axes: per-depth factorization, synonym x depth, flip probe, mixture ties, seven gadgets."""
+    params:
+        section=section("axes"),
+    input:
+        bank=rules.axes_generate.output.bank,
+        questions=rules.axes_generate.output.questions,
+        depth_mix=rules.axes_count.output.depth_mix,
+        soft_reasoner=rules.axes_train.output.soft_reasoner,
+        code=code("score", "axes", "reasoning"),
+    output:
+        **stage_out(
+            "score", "axes", "per_depth", "synonym_depth", "flip", "mixture", "gadgets"
+        ),
+        metrics="data/score/axes/metrics.json",
+        plot="reports/plots/axes-per_depth.csv",
+    shell:
+        "python stages/score.py axes"
+
+
+REPORT_INPUTS["axes"] = [
+    rules.axes_count.output.depth_mix,
+    rules.axes_count.output.design,
+    rules.axes_count.output.metrics,
+    rules.axes_generate.output.metrics,
+    rules.axes_train.output.metrics,
+    *rules.axes_score.output,
+]

@@ -1,0 +1,111 @@
+"""The lexical-variation knob and the translate-then-prove pipeline.
+
+A five-entry synonym table rewrites, with a seeded probability, the question
+of every item whose predicate has an entry.  The pipeline translates the
+question with the shared grammar (:mod:`nesybench.reasoning.grammar`) and
+accepts it only when its predicate is in the bank's vocabulary (the strict
+grammar); a repair lexicon that knows three of the five synonyms normalises
+the sentence first.  Parsed questions are answered by the shared SLD prover
+against the theory, negation read as failure:
+
+    answer(q) = provable(atom)  XOR  negated(q)
+
+so accuracy on parsed questions is 1 by construction and every end-to-end
+error is a visible abstention: P(correct) = P(parse) x 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from ..reasoning.grammar import Lexicon, base_pred, is_negated, parse_sentence
+from ..reasoning.prover import Prover
+from ..reasoning.terms import Atom
+from .bank import LAYERS, Theory
+
+#: canonical predicate -> the synonym that replaces it in a rewritten question
+SYNONYMS: dict[str, str] = {
+    "productive": "prolific",
+    "funded": "sponsored",
+    "published": "printed",
+    "cited": "referenced",   # unknown to the repair lexicon: stays out of grammar
+    "senior": "veteran",     # unknown to the repair lexicon: stays out of grammar
+}
+#: the canonical predicates whose synonym the repair lexicon knows
+REPAIRABLE = ("productive", "funded", "published")
+
+
+def repair_lexicon(repairable=REPAIRABLE) -> Lexicon:
+    """The one-round repair: synonym -> canonical word for the known entries."""
+    return Lexicon(synonyms={SYNONYMS[p]: p for p in sorted(repairable)})
+
+
+def rewrite(text: str, pred: str) -> str:
+    """Replace the predicate word of a rendered question by its synonym."""
+    synonym = SYNONYMS[pred]
+    words = text[:-1].split(" ")
+    if words[-1] != pred:
+        raise ValueError(f"question {text!r} does not end with its predicate {pred!r}")
+    return " ".join(words[:-1] + [synonym]) + "."
+
+
+def apply_synonyms(questions: pd.DataFrame, *, prob: float, seed: int) -> pd.DataFrame:
+    """Add ``surface`` (the text the pipeline reads) and ``rewritten``.
+
+    Each question whose predicate has a synonym is rewritten with probability
+    ``prob``; the draw comes from a generator seeded by the question's split
+    and id, so it does not depend on row order.
+    """
+    surface, rewritten = [], []
+    for split, qid, pred, text in questions[["split", "qid", "pred", "text"]].itertuples(index=False):
+        hit = False
+        if pred in SYNONYMS:
+            rng = np.random.default_rng(np.random.SeedSequence([seed, int(qid), *f"synonym-{split}".encode()]))
+            hit = bool(rng.random() < prob)
+        surface.append(rewrite(text, pred) if hit else text)
+        rewritten.append(hit)
+    out = questions.copy()
+    out["surface"] = surface
+    out["rewritten"] = rewritten
+    return out
+
+
+def translate(text: str, *, lexicon: Lexicon | None = None, vocabulary: Mapping[str, int] = LAYERS) -> Atom | None:
+    """The question's atom (``not_p(e)`` for a negated one), or None when out of grammar."""
+    result = parse_sentence(text, lexicon=lexicon)
+    if result.kind != "question" or result.atom is None:
+        return None
+    if base_pred(result.atom.pred) not in vocabulary:
+        return None
+    return result.atom
+
+
+def answer(atom: Atom, prover: Prover) -> bool:
+    """Prove the plain atom; a negated question is true iff the atom has no proof."""
+    plain = Atom(base_pred(atom.pred), atom.args)
+    provable = prover.prove(plain) is not None
+    return provable != is_negated(atom.pred)
+
+
+def run_pipeline(questions: pd.DataFrame, theories: Mapping[tuple[str, int], Theory], *,
+                 lexicon: Lexicon) -> pd.DataFrame:
+    """Per question: ``parsed_strict``, ``parsed``, (after repair), ``answer`` (None if unparsed), ``correct``."""
+    provers: dict[tuple[str, int], Prover] = {}
+    rows = []
+    for r in questions.itertuples(index=False):
+        key = (r.split, int(r.theory))
+        if key not in provers:
+            provers[key] = Prover(theories[key].facts, theories[key].rules)
+        strict = translate(r.surface)
+        repaired = translate(r.surface, lexicon=lexicon)
+        if repaired is not None and (repaired.args[0] != r.entity or base_pred(repaired.pred) != r.pred
+                                     or is_negated(repaired.pred) != bool(r.negated)):
+            raise RuntimeError(f"question {r.qid} translated to {repaired}, not its own atom")
+        got = answer(repaired, provers[key]) if repaired is not None else None
+        rows.append({"split": r.split, "qid": int(r.qid), "parsed_strict": strict is not None,
+                     "parsed": repaired is not None, "answer": got,
+                     "correct": bool(got is not None and got == bool(r.label))})
+    return pd.DataFrame(rows)
