@@ -401,3 +401,45 @@ def test_schema_rejects_bad_params_with_one_line(tmp_path, path, value, message)
 def test_count_stage_bad_task_knowledge_is_user_error(tmp_path):
     with pytest.raises(UserError, match="shortcuts.tasks.bad: knowledge: variable x4"):
         run_stages(tmp_path, shortcuts_params(tasks={"xor2": {"knowledge": "xor", "k": 2}, "bad": {"knowledge": "(x1 | x4)", "k": 3}}))
+
+
+def test_generate_stage_demo_at_half_support(tmp_path, capsys):
+    # `dvc exp run -S shortcuts.support_frac=0.5` changes only the demo's support.
+    run_stages(tmp_path, shortcuts_params(support_frac=0.5, support_fracs=[1.0, 0.75]), stages=("generate",))
+    out = capsys.readouterr().out
+    assert "support 0.50 (2/4 states)" in out
+    cert = read_parquet(tmp_path / "data/generate/shortcuts/certificate.parquet")
+    demo = cert[(cert["task"] == "xor2") & (cert["support_frac"] == 0.5)].set_index("split")
+    assert demo.loc["train", "n_states"] == 2 and demo.loc["ood", "n_states"] == 2
+    assert demo.loc["ood", "points"] == 2 * 50
+
+
+def test_count_stage_approx_method_marks_rows_inexact(tmp_path):
+    params = shortcuts_params(tasks={"xor2": {"knowledge": "xor", "k": 2}},
+                              count={"extractors": ["joint", "disentangled"], "method": "approx", "epsilon": 0.8, "delta": 0.2})
+    run_stages(tmp_path, params)
+    table = read_parquet(tmp_path / "data/count/shortcuts/n_opt.parquet")
+    assert not table["exact"].any() and (table["method"] == "approx").all()
+    assert (table["certified_by"] == "").all()  # estimates are reported, not certified
+
+
+def test_approx_counter_on_hashed_counts_stays_within_epsilon():
+    # Counts large enough that ApproxMC hashes (2^16 .. 2^20 optima).
+    for spec, k, support in (("xor", 3, states(3)[:4]), (SPEC_CNF, 3, states(3))):
+        knowledge = make_knowledge(spec, k)
+        exact = count_optima(knowledge, support).n_opt
+        approx = count_optima(knowledge, support, method="approx", seed=3)
+        assert exact / 1.8 <= approx.estimate <= exact * 1.8
+
+
+@pytest.mark.parametrize("method", ["exact", "enumerate"])
+def test_count_stage_certifies_with_other_methods(tmp_path, method):
+    params = shortcuts_params(tasks={"xor2": {"knowledge": "xor", "k": 2}},
+                              count={"extractors": ["joint", "disentangled"], "method": method, "epsilon": 0.8, "delta": 0.2})
+    run_stages(tmp_path, params)
+    table = read_parquet(tmp_path / "data/count/shortcuts/n_opt.parquet").set_index(["extractor", "support_frac"])
+    assert table.loc[("joint", 1.0), "n_opt"] == "16" and table.loc[("disentangled", 1.0), "n_opt"] == "4"
+    assert table.loc[("joint", 1.0), "method"] == method
+    # The primary method never certifies itself.
+    certified = table.loc[("joint", 1.0), "certified_by"].split(",")
+    assert ("enumeration" in certified) == (method != "enumerate") and "factored" in certified

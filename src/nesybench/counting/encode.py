@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from ..logic.cnf import CNF, IdPool, clauses_over
 from ..logic.knowledge import Knowledge, all_states, parse_state
 
-__all__ = ["encode_label", "knowledge_cnf", "joint_encoding", "disentangled_encoding", "F_NAMES"]
+__all__ = ["encode_label", "knowledge_cnf", "joint_encoding", "disentangled_encoding", "bit_maps_encoding", "F_NAMES"]
 
 # Bit maps of the disentangled family, indexed by code = 2 * t + v where t says
 # "constant" and v is the negation flag (t = 0) or the constant's value (t = 1).
@@ -178,3 +178,27 @@ def disentangled_encoding(
         "model count (projected on pi, t, v) = N_opt",
     )
     return CNF(tuple(map(tuple, clauses)), pool.top, projection, comments)
+
+
+def bit_maps_encoding(knowledge: Knowledge, inputs, labels, *, pinned=()) -> CNF:
+    """The disentangled family with pi fixed: which bit maps f preserve the labels.
+
+    Variable ``a[j][b]`` (id ``2 (j - 1) + b + 1``) is f_j(b); the pair
+    (a[j][0], a[j][1]) is one of the four maps: (0, 1) identity, (1, 0)
+    negation, (0, 0) constant 0, (1, 1) constant 1.  Row ``i`` of ``inputs``
+    (n, k) is the bit vector feeding the outputs (``g_pi(j)`` for a state g),
+    and requires ``K(a[1][h_1], ..., a[k][h_k]) = labels[i]``; ``pinned`` is a
+    sequence of ``(row, target bits)`` that also require the outputs to equal
+    the target (supervision).  #models (projected on a) = number of f.
+    """
+    k = knowledge.k
+    pool = IdPool()
+    a = {(j, b): pool.id(("a", j, b)) for j in range(1, k + 1) for b in (0, 1)}
+    clauses: list[list[int]] = []
+    for i, (row, label) in enumerate(zip(inputs, labels)):
+        out = [a[j, int(row[j - 1])] for j in range(1, k + 1)]
+        clauses.extend(encode_label(knowledge, out, int(label), pool, tag=("row", i)))
+    for i, target in pinned:
+        out = [a[j, int(inputs[i][j - 1])] for j in range(1, k + 1)]
+        clauses.extend([[o if bit else -o] for o, bit in zip(out, target)])
+    return CNF(tuple(map(tuple, clauses)), max(pool.top, 2 * k), tuple(a.values()))
