@@ -13,7 +13,9 @@ import sys
 from nesybench.errors import UserError
 from nesybench.params import load_params
 
+
 configfile: "params.yaml"
+
 
 try:
     _validated = load_params("params.yaml")

@@ -6,7 +6,9 @@ the params.yaml sections the rule declares through ``params: section=...``.
 Output kinds follow the paths:
 
 - ``reports/metrics/*.json``  -> ``metrics`` (``cache: false``, committed to git)
-- ``reports/plots/*.csv``     -> ``plots`` (``cache: false``, x/y from ``PLOTS`` in the rules)
+- ``reports/plots/*.csv``     -> ``plots`` (``cache: false``); how to draw each one (x, y
+  columns, template, title) comes from ``PLOTS`` in the rules and becomes a
+  top-level plot definition, so ``dvc plots show`` draws several columns as curves
 - ``reports/report.md``       -> ``outs`` with ``cache: false`` (committed, diff-friendly)
 - everything else             -> ``outs`` (DVC cache; git-ignored)
 
@@ -52,7 +54,7 @@ def snakemake_jobs(root: Path) -> tuple[list[dict], dict]:
         workflow = workflow_api._workflow  # the parsed workflow; the public API only prints DAGs
         workflow._prepare_dag(forceall=True, ignore_incomplete=True, lock_warn_only=True, nolock=True)
         workflow._build_dag()
-        plots = dict(workflow.globals.get("PLOTS", {}))
+        plots = {str(path): dict(spec) for path, spec in workflow.globals.get("PLOTS", {}).items()}
         for level in workflow.dag.toposorted():
             for job in sorted(level, key=lambda j: (j.rule.name, sorted(j.wildcards.items()))):
                 if job.shellcmd is None:
@@ -83,8 +85,7 @@ def build_dvc_yaml(jobs: list[dict], plots: dict) -> dict:
             if path.startswith("reports/metrics/") and path.endswith(".json"):
                 metrics.append({path: {"cache": False}})
             elif path.startswith("reports/plots/") and path.endswith(".csv"):
-                spec = {"cache": False, **plots.get(path, {})}
-                plot_outs.append({path: spec})
+                plot_outs.append({path: {"cache": False}})
             elif path in NOT_CACHED_OUTS:
                 outs.append({path: {"cache": False}})
             else:
@@ -96,7 +97,16 @@ def build_dvc_yaml(jobs: list[dict], plots: dict) -> dict:
         if plot_outs:
             stage["plots"] = plot_outs
         stages[job["name"]] = stage
-    return {"stages": stages}
+    out: dict = {"stages": stages}
+    definitions = []
+    for path, spec in sorted(plots.items()):
+        spec = dict(spec)
+        plot_id = spec.pop("id", Path(path).stem)
+        y = spec.pop("y")
+        definitions.append({plot_id: {**spec, "y": {path: y}}})
+    if definitions:
+        out["plots"] = definitions
+    return out
 
 
 def render(root: Path) -> str:

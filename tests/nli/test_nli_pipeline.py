@@ -65,7 +65,8 @@ def test_score_metrics_and_plot(run_root):
     assert m["prontoqa.per_depth.h5.greedy_proof_acc"] == 0.0
     assert m["folio.greedy_cwa.acc"] == pytest.approx(m["folio.never_unknown_cap"])
     plot = pd.read_csv(run_root / "reports" / "plots" / "nli-per_depth.csv")
-    assert list(plot.columns) == ["system", "hops", "label_acc", "proof_acc"] and len(plot) == 6
+    assert list(plot.columns) == ["hops", "greedy_label_acc", "greedy_proof_acc", "pipeline_label_acc", "pipeline_proof_acc"]
+    assert plot["hops"].tolist() == [1, 3, 5] and plot["greedy_proof_acc"].tolist()[1:] == [0.0, 0.0]
     count = read_json(run_root / "data" / "count" / "nli" / "metrics.json")
     assert count["mix.folio.best_blind_guess_acc"] == pytest.approx(0.5) and count["mix.folio.majority_label"] == "True"
 

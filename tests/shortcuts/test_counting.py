@@ -326,7 +326,8 @@ def test_stages_write_the_spec_table(tmp_path, capsys):
     for row in dimacs.itertuples(index=False):
         assert str(ExactCounter().count(from_dimacs(row.dimacs)).value) == row.model_count
     plot = (tmp_path / "reports/plots/shortcuts-n_opt.csv").read_text().splitlines()
-    assert plot[0] == "task,support_frac,log2_n_opt" and len(plot) == 10
+    assert plot[0] == "support_frac,cnf3,xor2,xor3" and len(plot) == 4
+    assert plot[1].startswith("1,16.") and plot[3].startswith("0.5,")  # rows from full support down
 
 
 def test_stages_are_byte_identical_across_runs(tmp_path):

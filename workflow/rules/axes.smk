@@ -9,36 +9,33 @@
 
 
 rule axes_generate:
-    """axes: depth-stratified, label-balanced question bank with lexical rewrites."""
-    params:
-        section=section("axes"),
     input:
         code=code("generate", "axes", "reasoning"),
     output:
         **stage_out("generate", "axes", "bank", "questions"),
         metrics="data/generate/axes/metrics.json",
+    """axes: depth-stratified, label-balanced question bank with lexical rewrites."""
+    params:
+        section=section("axes"),
     shell:
         "python stages/generate.py axes"
 
 
 rule axes_count:
-    """axes: realized depth mix of each split; factorial design arithmetic."""
-    params:
-        section=section("axes"),
     input:
         questions=rules.axes_generate.output.questions,
         code=code("count", "axes"),
     output:
         **stage_out("count", "axes", "depth_mix", "design"),
         metrics="data/count/axes/metrics.json",
+    """axes: realized depth mix of each split; factorial design arithmetic."""
+    params:
+        section=section("axes"),
     shell:
         "python stages/count.py axes"
 
 
 rule axes_train:
-    """axes: soft reasoner (bag of local features) trained on depths 0-1."""
-    params:
-        section=section("axes"),
     input:
         bank=rules.axes_generate.output.bank,
         questions=rules.axes_generate.output.questions,
@@ -46,14 +43,14 @@ rule axes_train:
     output:
         **stage_out("train", "axes", "soft_reasoner"),
         metrics="data/train/axes/metrics.json",
+    """axes: soft reasoner (bag of local features) trained on depths 0-1."""
+    params:
+        section=section("axes"),
     shell:
         "python stages/train.py axes"
 
 
 rule axes_score:
-    """axes: per-depth factorization, synonym x depth, flip probe, mixture ties, seven gadgets."""
-    params:
-        section=section("axes"),
     input:
         bank=rules.axes_generate.output.bank,
         questions=rules.axes_generate.output.questions,
@@ -66,6 +63,9 @@ rule axes_score:
         ),
         metrics="data/score/axes/metrics.json",
         plot="reports/plots/axes-per_depth.csv",
+    """axes: per-depth factorization, synonym x depth, flip probe, mixture ties, seven gadgets."""
+    params:
+        section=section("axes"),
     shell:
         "python stages/score.py axes"
 
@@ -78,3 +78,13 @@ REPORT_INPUTS["axes"] = [
     rules.axes_train.output.metrics,
     *rules.axes_score.output,
 ]
+
+PLOTS[rules.axes_score.output.plot] = {
+    "id": "axes-per_depth",
+    "x": "depth",
+    "y": ["soft_reasoner", "overall", "coverage_strict", "coverage", "acc_on_parsed"],
+    "template": "linear",
+    "title": "axes: per-depth accuracy of the soft reasoner and the translate-then-prove pipeline",
+    "x_label": "proof depth",
+    "y_label": "accuracy / coverage",
+}

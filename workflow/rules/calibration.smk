@@ -10,6 +10,7 @@
 rule calibration_generate:
     """calibration: academic KG world, labelled triples, stratified cal/eval split."""
     input:
+        code=code("generate", "calibration", "metrics"),
         world="src/nesybench/calibration/data/academic_kg.yaml",
     output:
         **stage_out(
@@ -30,6 +31,7 @@ rule calibration_generate:
 rule calibration_count:
     """calibration: base rate and class mix per half (asserts equal class ratio)."""
     input:
+        code=code("count", "calibration", "metrics"),
         labelled=rules.calibration_generate.output.labelled,
     output:
         **stage_out("count", "calibration", "class_mix"),
@@ -43,6 +45,7 @@ rule calibration_count:
 rule calibration_train:
     """calibration: ComplEx link predictor; raw scores of every labelled triple."""
     input:
+        code=code("train", "calibration", "metrics"),
         world="src/nesybench/calibration/data/academic_kg.yaml",
         labelled=rules.calibration_generate.output.labelled,
     output:
@@ -57,6 +60,7 @@ rule calibration_train:
 rule calibration_score:
     """calibration: BEFORE reliability table and metrics on the evaluation half; held-out exhibit."""
     input:
+        code=code("score", "calibration", "metrics"),
         labelled=rules.calibration_generate.output.labelled,
         scores=rules.calibration_train.output.scores,
     output:
@@ -77,6 +81,7 @@ rule calibration_score:
 rule calibration_calibrate:
     """calibration: temperature / Platt / isotonic repair; AFTER tables, ledger, invariances, bootstrap."""
     input:
+        code=code("calibrate", "calibration", "metrics"),
         labelled=rules.calibration_generate.output.labelled,
         scores=rules.calibration_train.output.scores,
     output:
@@ -107,9 +112,8 @@ REPORT_INPUTS["calibration"] = [
 ]
 
 # dvc plots spec of the reliability CSV (read by nesybench.dvc_export); one row per non-empty bin and method.
-if "PLOTS" not in globals():
-    PLOTS = {}
 PLOTS[rules.calibration_calibrate.output.plot] = {
+    "id": "calibration-reliability",
     "x": "conf",
     "y": "acc",
     "template": "scatter",

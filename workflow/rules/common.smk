@@ -12,6 +12,10 @@ import os
 
 REPORT_INPUTS = {}
 
+# How `dvc plots show` draws each plot CSV: {path: {x, y (column or list), template, title}}.
+# nesybench.dvc_export turns these into top-level plot definitions in dvc.yaml.
+PLOTS = {}
+
 
 def section(*names):
     """The params.yaml sections a rule depends on, as a value Snakemake can compare."""

@@ -6,6 +6,8 @@
 
 rule nli_generate:
     """nli: seeded PrOntoQA-lite (hops x examples, 1 in 4 corrupted) and FOLIO-lite corpora."""
+    input:
+        code=code("generate", "nli", "reasoning"),
     output:
         **stage_out("generate", "nli", "prontoqa", "folio"),
         metrics="data/generate/nli/metrics.json",
@@ -18,6 +20,7 @@ rule nli_generate:
 rule nli_count:
     """nli: label mix, majority baseline / best input-blind guess, depth mix."""
     input:
+        code=code("count", "nli", "reasoning"),
         prontoqa=rules.nli_generate.output.prontoqa,
         folio=rules.nli_generate.output.folio,
     output:
@@ -32,6 +35,7 @@ rule nli_count:
 rule nli_score:
     """nli: both systems through the step checker; per-depth, metric-trap, rfwr and FOLIO-lite tables."""
     input:
+        code=code("score", "nli", "reasoning"),
         prontoqa=rules.nli_generate.output.prontoqa,
         folio=rules.nli_generate.output.folio,
     output:
@@ -59,3 +63,18 @@ REPORT_INPUTS["nli"] = [
     *rules.nli_score.output,
     rules.nli_generate.output.metrics,
 ]
+
+PLOTS[rules.nli_score.output.per_depth_plot] = {
+    "id": "nli-per_depth",
+    "x": "hops",
+    "y": [
+        "pipeline_label_acc",
+        "pipeline_proof_acc",
+        "greedy_label_acc",
+        "greedy_proof_acc",
+    ],
+    "template": "linear",
+    "title": "nli: label vs proof accuracy per hop count (PrOntoQA-lite)",
+    "x_label": "hops",
+    "y_label": "accuracy",
+}

@@ -2,27 +2,30 @@
 
 
 rule shortcuts_generate:
-    """shortcuts: seeded concept tasks with gold concepts (train/test/ood), every promise asserted."""
-    params:
-        section=section("shortcuts"),
+    input:
+        code=code("generate", "shortcuts", "logic"),
     output:
         **stage_out("generate", "shortcuts", "points", "certificate"),
         metrics="data/generate/shortcuts/metrics.json",
+    """shortcuts: seeded concept tasks with gold concepts (train/test/ood), every promise asserted."""
+    params:
+        section=section("shortcuts"),
     shell:
         "python stages/generate.py shortcuts"
 
 
 rule shortcuts_count:
-    """shortcuts: N_opt per task x support x extractor, certified by enumeration, closed form and #SAT."""
-    params:
-        section=section("shortcuts"),
     input:
+        code=code("count", "shortcuts", "logic", "counting"),
         points=rules.shortcuts_generate.output.points,
         certificate=rules.shortcuts_generate.output.certificate,
     output:
         **stage_out("count", "shortcuts", "n_opt", "dimacs"),
         metrics="data/count/shortcuts/metrics.json",
         plot="reports/plots/shortcuts-n_opt.csv",
+    """shortcuts: N_opt per task x support x extractor, certified by enumeration, closed form and #SAT."""
+    params:
+        section=section("shortcuts"),
     shell:
         "python stages/count.py shortcuts"
 
@@ -55,56 +58,75 @@ SHORTCUTS_INCIDENCE_CELLS = expand(
 
 
 rule shortcuts_train:
+    input:
+        code=code("train", "shortcuts", "logic", "counting"),
+    output:
+        **stage_out(
+            "train",
+            "shortcuts",
+            "concepts",
+            "labels",
+            "curves",
+            "sweep",
+            "ood_runs",
+            "tasks",
+        ),
+        metrics="data/train/shortcuts/metrics.json",
     """shortcuts: label-only sweep, the first collapsing seed and its concept-supervised twin; OOD batch."""
     params:
         section=section("shortcuts"),
-    output:
-        **stage_out("train", "shortcuts", "concepts", "labels", "curves", "sweep", "ood_runs", "tasks"),
-        metrics="data/train/shortcuts/metrics.json",
     shell:
         "python stages/train.py shortcuts"
 
 
 rule shortcuts_incidence:
-    """shortcuts: one cell of the incidence sweep (label-only seeds on one task and support)."""
-    params:
-        section=section("shortcuts"),
+    input:
+        code=code("train", "shortcuts", "logic", "counting", "metrics"),
+    output:
+        runs="data/train/shortcuts/incidence-{task}-{support}.parquet",
     wildcard_constraints:
         task="[a-z][a-z0-9_]*",
         support="[0-9]+[.][0-9]+",
-    output:
-        runs="data/train/shortcuts/incidence-{task}-{support}.parquet",
+    """shortcuts: one cell of the incidence sweep (label-only seeds on one task and support)."""
+    params:
+        section=section("shortcuts"),
     shell:
         "python stages/train.py shortcuts incidence --arg task={wildcards.task} --arg support={wildcards.support}"
 
 
 rule shortcuts_score:
-    """shortcuts: the concept panel (head-to-head), alpha, occurrence, OOD and incidence tables."""
-    params:
-        section=section("shortcuts"),
     input:
+        code=code("score", "shortcuts", "logic", "counting", "metrics"),
         concepts=rules.shortcuts_train.output.concepts,
         labels=rules.shortcuts_train.output.labels,
         tasks=rules.shortcuts_train.output.tasks,
         ood_runs=rules.shortcuts_train.output.ood_runs,
         cells=SHORTCUTS_INCIDENCE_CELLS,
     output:
-        **stage_out("score", "shortcuts", "panel", "alpha", "occurrence", "ood", "incidence"),
+        **stage_out(
+            "score", "shortcuts", "panel", "alpha", "occurrence", "ood", "incidence"
+        ),
         metrics="data/score/shortcuts/metrics.json",
         plot="reports/plots/shortcuts-incidence.csv",
+    """shortcuts: the concept panel (head-to-head), alpha, occurrence, OOD and incidence tables."""
+    params:
+        section=section("shortcuts"),
     shell:
         "python stages/score.py shortcuts"
 
 
 rule shortcuts_calibrate:
-    """shortcuts: concept-head temperature scaling (fit on train, scored on test); AccC unchanged."""
-    params:
-        section=section("shortcuts"),
     input:
+        code=code(
+            "calibrate", "shortcuts", "logic", "counting", "metrics", "calibration"
+        ),
         concepts=rules.shortcuts_train.output.concepts,
     output:
         **stage_out("calibrate", "shortcuts", "concept_calibration"),
         metrics="data/calibrate/shortcuts/metrics.json",
+    """shortcuts: concept-head temperature scaling (fit on train, scored on test); AccC unchanged."""
+    params:
+        section=section("shortcuts"),
     shell:
         "python stages/calibrate.py shortcuts"
 
@@ -118,3 +140,22 @@ REPORT_INPUTS.setdefault("shortcuts", []).extend(
         *rules.shortcuts_calibrate.output,
     ]
 )
+
+PLOTS[rules.shortcuts_count.output.plot] = {
+    "id": "shortcuts-n_opt",
+    "x": "support_frac",
+    "y": ["xor2", "xor3", "cnf3"],
+    "template": "linear",
+    "title": "shortcuts: log2 N_opt vs support fraction (joint extractor)",
+    "x_label": "support fraction",
+    "y_label": "log2 N_opt",
+}
+PLOTS[rules.shortcuts_score.output.plot] = {
+    "id": "shortcuts-incidence",
+    "x": "log2_n_opt",
+    "y": "rate",
+    "template": "scatter",
+    "title": "shortcuts: fraction of label-only runs landing on a shortcut vs log2 N_opt",
+    "x_label": "log2 N_opt of the cell",
+    "y_label": "shortcut rate",
+}

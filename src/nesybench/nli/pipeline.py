@@ -232,7 +232,7 @@ def score(ctx) -> None:
     ctx.write_table("worked_example_text", text, key=["line"], metadata={"example_id": ex.id})
     ctx.write_table("folio_predictions", fpreds, key=["id", "system"])
     ctx.write_table("folio_per_label", ftable, key=["system"])
-    ctx.write_plot("per_depth", per_depth[["system", "hops", "label_acc", "proof_acc"]])
+    ctx.write_plot("per_depth", _per_depth_wide(per_depth))
 
     key = {SYSTEMS[0]: "pipeline", SYSTEMS[1]: "greedy"}
     fkey = {FOLIO_SYSTEMS[0]: "dual_query", FOLIO_SYSTEMS[1]: "greedy_cwa", FOLIO_SYSTEMS[2]: "majority"}
@@ -286,3 +286,11 @@ def _print_score(ctx, ex, text, worked, per_depth, trap_df, ftable, fextra, answ
     ctx.print_table("[5] metric-trap summary (PrOntoQA-lite, abstentions count wrong)", trap_df, floatfmt="{:.3f}")
     print(f"  on the {answered['n']} examples it answers, translate-then-prove scores label {answered['label_acc']:.3f}, "
           f"proof {answered['proof_acc']:.3f}")
+
+
+def _per_depth_wide(per_depth: pd.DataFrame) -> pd.DataFrame:
+    """One row per hop count, one column per (system, metric): the shape `dvc plots` draws as curves."""
+    short = {SYSTEMS[0]: "pipeline", SYSTEMS[1]: "greedy"}
+    wide = per_depth.pivot(index="hops", columns="system", values=["label_acc", "proof_acc"])
+    wide.columns = [f"{short[system]}_{metric}" for metric, system in wide.columns]
+    return wide[sorted(wide.columns)].reset_index()

@@ -308,7 +308,9 @@ def count(ctx) -> None:
     ctx.write_table("dimacs", pd.DataFrame(dimacs_rows), key=["task", "support_frac", "extractor", "formula"])
     ctx.write_metrics(metrics)
     joint = table[table["extractor"] == "joint"]
-    ctx.write_plot("n_opt", joint[["task", "support_frac", "log2_n_opt"]].sort_values(["task", "support_frac"], kind="mergesort"))
+    # Wide (one column per task) so that `dvc plots show` draws one curve per task.
+    wide = joint.pivot(index="support_frac", columns="task", values="log2_n_opt")
+    ctx.write_plot("n_opt", wide[sorted(wide.columns)].sort_index(ascending=False).reset_index())
     _print_count_table(ctx, table, tasks)
 
 
