@@ -48,3 +48,25 @@ def test_dvc_exp_run_with_a_param_override_and_metrics_diff(first_run):
 
 def test_dvc_yaml_has_not_drifted_from_the_rules(workspace):
     run(["python", "-m", "nesybench.dvc_export", "--check"], workspace)
+
+
+def test_nightly_passes_on_a_clean_tree_and_fails_with_a_diff_after_a_param_change(first_run):
+    root, _, _ = first_run
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    run([*git, "checkout", "--", "."], root)  # undo what earlier tests applied (e.g. dvc exp)
+    clean(root)
+    run(["snakemake", "--cores", "2"], root)
+    run([*git, "add", "-A"], root)
+    run([*git, "commit", "-qm", "metrics to compare with", "--allow-empty"], root)
+
+    ok = run(["python", "workflow/scripts/nightly.py", "--cores", "2"], root)
+    assert "nightly: OK" in ok.stdout
+
+    params = (root / "params.yaml").read_text()
+    assert "support_frac: 1.0" in params
+    (root / "params.yaml").write_text(params.replace("support_frac: 1.0", "support_frac: 0.5", 1))
+    drift = run(["python", "workflow/scripts/nightly.py", "--cores", "2"], root, check=False)
+    assert drift.returncode == 1
+    assert "nightly: DRIFT" in drift.stdout and "shortcuts:" in drift.stdout
+    assert "committed" in drift.stdout and "fresh" in drift.stdout  # the diff table's header
+    (root / "params.yaml").write_text(params)

@@ -292,6 +292,10 @@ def shortcuts_params(**overrides):
         "demo": {"task": "xor2", "n_train_per_state": 20, "n_test_per_state": 50, "bias_frac": 0.5},
         "count": {"extractors": ["joint", "disentangled"], "method": "auto", "epsilon": 0.8, "delta": 0.2},
     }
+    # generate also writes the concept models' datasets: take those sections from the repository's params
+    repo = yaml.safe_load((REPO / "params.yaml").read_text())["shortcuts"]
+    params["models"] = repo["models"]
+    params["incidence"] = {**repo["incidence"], "tasks": ["xor2"], "support_fracs": [1.0]}
     params.update(overrides)
     return params
 
@@ -335,7 +339,7 @@ def test_stages_are_byte_identical_across_runs(tmp_path):
     run_stages(first, shortcuts_params())
     run_stages(second, shortcuts_params())
     files = sorted(p.relative_to(first) for p in first.rglob("*") if p.is_file())
-    assert len(files) == 7
+    assert len(files) == 8  # points, certificate, model_points, metrics; n_opt, dimacs, metrics; plot
     for rel in files:
         assert (first / rel).read_bytes() == (second / rel).read_bytes(), rel
 

@@ -38,6 +38,7 @@ def _ctx(root, stage, section, *, step=None, args=None):
 def pipeline_run(tmp_path_factory):
     root = tmp_path_factory.mktemp("nesybench")
     section = _section()
+    pipeline.generate(_ctx(root, "generate", section))
     pipeline.train(_ctx(root, "train", section))
     for frac in section["incidence"]["support_fracs"]:
         pipeline.train_incidence(_ctx(root, "train", section, step="incidence",
@@ -118,6 +119,7 @@ def test_calibrate_lowers_label_only_ece_and_keeps_accc(pipeline_run):
 
 def test_train_incidence_is_byte_deterministic(pipeline_run, tmp_path):
     root, section = pipeline_run
+    pipeline.generate(_ctx(tmp_path, "generate", section))
     pipeline.train_incidence(_ctx(tmp_path, "train", section, step="incidence", args={"task": "xor2", "support": "0.5"}))
     name = "data/train/shortcuts/incidence-xor2-0.5.parquet"
     assert (tmp_path / name).read_bytes() == (root / name).read_bytes()
@@ -139,9 +141,10 @@ def test_train_fails_loudly_when_no_seed_collapses(tmp_path):
     section = _section()
     section["models"]["sweep_seeds"] = 1
     section["models"]["epochs"] = 5  # a barely trained model is never label-perfect
+    pipeline.generate(_ctx(tmp_path, "generate", section))
     with pytest.raises(ClaimFailed, match="no seed of the 1-seed label-only sweep"):
         pipeline.train(_ctx(tmp_path, "train", section))
-    assert not (tmp_path / "data").exists()
+    assert not (tmp_path / "data" / "train").exists()
 
 
 @pytest.mark.parametrize("path, value, message", [

@@ -9,12 +9,12 @@
 
 
 rule axes_generate:
+    """axes: depth-stratified, label-balanced question bank with lexical rewrites."""
     input:
         code=code("generate", "axes", "reasoning"),
     output:
         **stage_out("generate", "axes", "bank", "questions"),
         metrics="data/generate/axes/metrics.json",
-    """axes: depth-stratified, label-balanced question bank with lexical rewrites."""
     params:
         section=section("axes"),
     shell:
@@ -22,13 +22,13 @@ rule axes_generate:
 
 
 rule axes_count:
+    """axes: realized depth mix of each split; factorial design arithmetic."""
     input:
         questions=rules.axes_generate.output.questions,
         code=code("count", "axes"),
     output:
         **stage_out("count", "axes", "depth_mix", "design"),
         metrics="data/count/axes/metrics.json",
-    """axes: realized depth mix of each split; factorial design arithmetic."""
     params:
         section=section("axes"),
     shell:
@@ -36,6 +36,7 @@ rule axes_count:
 
 
 rule axes_train:
+    """axes: soft reasoner (bag of local features) trained on depths 0-1."""
     input:
         bank=rules.axes_generate.output.bank,
         questions=rules.axes_generate.output.questions,
@@ -43,7 +44,6 @@ rule axes_train:
     output:
         **stage_out("train", "axes", "soft_reasoner"),
         metrics="data/train/axes/metrics.json",
-    """axes: soft reasoner (bag of local features) trained on depths 0-1."""
     params:
         section=section("axes"),
     shell:
@@ -51,6 +51,7 @@ rule axes_train:
 
 
 rule axes_score:
+    """axes: per-depth factorization, synonym x depth, flip probe, mixture ties, seven gadgets."""
     input:
         bank=rules.axes_generate.output.bank,
         questions=rules.axes_generate.output.questions,
@@ -58,12 +59,9 @@ rule axes_score:
         soft_reasoner=rules.axes_train.output.soft_reasoner,
         code=code("score", "axes", "reasoning"),
     output:
-        **stage_out(
-            "score", "axes", "per_depth", "synonym_depth", "flip", "mixture", "gadgets"
-        ),
+        **stage_out("score", "axes", "per_depth", "synonym_depth", "flip", "mixture", "gadgets"),
         metrics="data/score/axes/metrics.json",
         plot="reports/plots/axes-per_depth.csv",
-    """axes: per-depth factorization, synonym x depth, flip probe, mixture ties, seven gadgets."""
     params:
         section=section("axes"),
     shell:

@@ -1,11 +1,7 @@
 # report: one HTML page + Markdown + reports/metrics/<instrument>.json for every
 # instrument whose rules registered inputs in REPORT_INPUTS.
 
-LANDED = [
-    name
-    for name in ("shortcuts", "calibration", "nli", "axes")
-    if name in REPORT_INPUTS
-]
+LANDED = [name for name in ("shortcuts", "calibration", "nli", "axes") if name in REPORT_INPUTS]
 
 
 rule report:
@@ -14,9 +10,7 @@ rule report:
         [path for name in LANDED for path in REPORT_INPUTS[name]],
         code=code("report", "report", *LANDED, "metrics"),
     output:
-        html=report(
-            "reports/report.html", caption="../report/report.rst", category="Report"
-        ),
+        html=report("reports/report.html", caption="../report/report.rst", category="Report"),
         md="reports/report.md",
         figures=directory("reports/figures"),
         metrics=expand("reports/metrics/{instrument}.json", instrument=LANDED),

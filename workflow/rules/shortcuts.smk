@@ -2,12 +2,12 @@
 
 
 rule shortcuts_generate:
+    """shortcuts: seeded concept tasks with gold concepts (train/test/ood), every promise asserted."""
     input:
         code=code("generate", "shortcuts", "logic"),
     output:
-        **stage_out("generate", "shortcuts", "points", "certificate"),
+        **stage_out("generate", "shortcuts", "points", "certificate", "model_points"),
         metrics="data/generate/shortcuts/metrics.json",
-    """shortcuts: seeded concept tasks with gold concepts (train/test/ood), every promise asserted."""
     params:
         section=section("shortcuts"),
     shell:
@@ -15,6 +15,7 @@ rule shortcuts_generate:
 
 
 rule shortcuts_count:
+    """shortcuts: N_opt per task x support x extractor, certified by enumeration, closed form and #SAT."""
     input:
         code=code("count", "shortcuts", "logic", "counting"),
         points=rules.shortcuts_generate.output.points,
@@ -23,7 +24,6 @@ rule shortcuts_count:
         **stage_out("count", "shortcuts", "n_opt", "dimacs"),
         metrics="data/count/shortcuts/metrics.json",
         plot="reports/plots/shortcuts-n_opt.csv",
-    """shortcuts: N_opt per task x support x extractor, certified by enumeration, closed form and #SAT."""
     params:
         section=section("shortcuts"),
     shell:
@@ -58,8 +58,10 @@ SHORTCUTS_INCIDENCE_CELLS = expand(
 
 
 rule shortcuts_train:
+    """shortcuts: label-only sweep, the first collapsing seed and its concept-supervised twin; OOD batch."""
     input:
         code=code("train", "shortcuts", "logic", "counting"),
+        points=rules.shortcuts_generate.output.model_points,
     output:
         **stage_out(
             "train",
@@ -72,7 +74,6 @@ rule shortcuts_train:
             "tasks",
         ),
         metrics="data/train/shortcuts/metrics.json",
-    """shortcuts: label-only sweep, the first collapsing seed and its concept-supervised twin; OOD batch."""
     params:
         section=section("shortcuts"),
     shell:
@@ -80,14 +81,15 @@ rule shortcuts_train:
 
 
 rule shortcuts_incidence:
+    """shortcuts: one cell of the incidence sweep (label-only seeds on one task and support)."""
     input:
         code=code("train", "shortcuts", "logic", "counting", "metrics"),
+        points=rules.shortcuts_generate.output.model_points,
     output:
         runs="data/train/shortcuts/incidence-{task}-{support}.parquet",
     wildcard_constraints:
         task="[a-z][a-z0-9_]*",
         support="[0-9]+[.][0-9]+",
-    """shortcuts: one cell of the incidence sweep (label-only seeds on one task and support)."""
     params:
         section=section("shortcuts"),
     shell:
@@ -95,6 +97,7 @@ rule shortcuts_incidence:
 
 
 rule shortcuts_score:
+    """shortcuts: the concept panel (head-to-head), alpha, occurrence, OOD and incidence tables."""
     input:
         code=code("score", "shortcuts", "logic", "counting", "metrics"),
         concepts=rules.shortcuts_train.output.concepts,
@@ -103,12 +106,9 @@ rule shortcuts_score:
         ood_runs=rules.shortcuts_train.output.ood_runs,
         cells=SHORTCUTS_INCIDENCE_CELLS,
     output:
-        **stage_out(
-            "score", "shortcuts", "panel", "alpha", "occurrence", "ood", "incidence"
-        ),
+        **stage_out("score", "shortcuts", "panel", "alpha", "occurrence", "ood", "incidence"),
         metrics="data/score/shortcuts/metrics.json",
         plot="reports/plots/shortcuts-incidence.csv",
-    """shortcuts: the concept panel (head-to-head), alpha, occurrence, OOD and incidence tables."""
     params:
         section=section("shortcuts"),
     shell:
@@ -116,15 +116,13 @@ rule shortcuts_score:
 
 
 rule shortcuts_calibrate:
+    """shortcuts: concept-head temperature scaling (fit on train, scored on test); AccC unchanged."""
     input:
-        code=code(
-            "calibrate", "shortcuts", "logic", "counting", "metrics", "calibration"
-        ),
+        code=code("calibrate", "shortcuts", "logic", "counting", "metrics", "calibration"),
         concepts=rules.shortcuts_train.output.concepts,
     output:
         **stage_out("calibrate", "shortcuts", "concept_calibration"),
         metrics="data/calibrate/shortcuts/metrics.json",
-    """shortcuts: concept-head temperature scaling (fit on train, scored on test); AccC unchanged."""
     params:
         section=section("shortcuts"),
     shell:

@@ -52,7 +52,9 @@ def register(subparsers) -> None:
     rel = subparsers.add_parser(
         "reliability",
         help="reliability table, ECE, MCE, Brier, NLL, AUC of sigmoid(score) (no fitting)",
-        description="Audit sigmoid(score) against label on every row of SCORES.parquet (a `split` column is ignored).",
+        description="Audit sigmoid(score) against label on every row of SCORES.parquet (a `split` column is ignored)."
+        "\n\nExample: nesybench reliability scores.parquet --bins 15 --json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     rel.add_argument("scores", metavar="SCORES.parquet", help="columns score (float), label (0/1)")
     _binning_args(rel)

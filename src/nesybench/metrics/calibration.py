@@ -41,25 +41,20 @@ def _check_labels(y_true, n: int | None = None) -> np.ndarray:
 
 
 def _check_binary(y_true, y_prob):
-    y_prob = np.asarray(y_prob, dtype=float)
-    if y_prob.ndim != 1:
-        raise ValueError(f"y_prob must be 1-D, got shape {y_prob.shape}")
-    y = _check_labels(y_true, y_prob.shape[0])
-    if not np.all(np.isfinite(y_prob)):
-        raise ValueError("y_prob contains NaN or infinite values")
+    y, y_prob = _check_scores(y_true, y_prob, name="y_prob")
     if y_prob.min() < 0 or y_prob.max() > 1:
         bad = y_prob[(y_prob < 0) | (y_prob > 1)][0]
         raise ValueError(f"y_prob contains values outside [0, 1]: {bad}")
     return y, y_prob
 
 
-def _check_scores(y_true, y_score):
+def _check_scores(y_true, y_score, *, name="y_score"):
     y_score = np.asarray(y_score, dtype=float)
     if y_score.ndim != 1:
-        raise ValueError(f"y_score must be 1-D, got shape {y_score.shape}")
+        raise ValueError(f"{name} must be 1-D, got shape {y_score.shape}")
     y = _check_labels(y_true, y_score.shape[0])
     if not np.all(np.isfinite(y_score)):
-        raise ValueError("y_score contains NaN or infinite values")
+        raise ValueError(f"{name} contains NaN or infinite values")
     return y, y_score
 
 

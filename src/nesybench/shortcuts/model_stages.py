@@ -8,9 +8,9 @@ score            the panel, alpha, occurrence, OOD beside the counted survivors,
                  with Wilson intervals
 calibrate        temperature scaling of the concept heads (tau fitted on train, scored on test)
 
-The models train on the generator's own ``make_task`` with the params the
-``models`` section gives (points per state differ from the generator's demo),
-so every dataset here is a pure function of params.yaml.
+The models train on the datasets the generate stage wrote to
+``data/generate/shortcuts/model_points.parquet`` (the ``models`` section's points per
+state, certified there like every other task).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from .panel import (
     predicted_concepts,
     unpack_concept_table,
 )
-from .tasks import all_states, make_task, resolve_knowledge
+from .tasks import all_states, resolve_knowledge, task_from_rows
 
 
 class _DeferredWrites:
@@ -89,20 +89,13 @@ def _knowledge_for(params: dict, task_name: str, *, field: str):
     return resolve_knowledge(task_name, tasks[task_name], seed=int(params["seed"]))
 
 
-def _concept_task(params: dict, task_name: str, support_frac: float, *, field: str):
-    """The seeded concept task the models train on (the generator's own function, same params)."""
+def _concept_task(ctx, task_name: str, support_frac: float, *, field: str):
+    """The concept task the models train on, as the generate stage wrote it."""
+    params = ctx.params
     knowledge = _knowledge_for(params, task_name, field=field)
-    models = params["models"]
-    task = make_task(
-        knowledge,
-        name=task_name,
-        n_train_per_state=int(models["n_train_per_state"]),
-        n_test_per_state=int(models["n_test_per_state"]),
-        n_distractors=int(params["n_distractors"]),
-        support_frac=float(support_frac),
-        noise=float(params["noise"]),
-        seed=int(params["seed"]),
-    )
+    points = ctx.read_table("model_points", stage="generate")
+    task = task_from_rows(points, knowledge, name=task_name, support_frac=float(support_frac),
+                          n_distractors=int(params["n_distractors"]), noise=float(params["noise"]))
     return knowledge, task
 
 
@@ -163,7 +156,7 @@ def train(ctx) -> None:
     out = _DeferredWrites(ctx)
     params, models = ctx.params, ctx.params["models"]
     config = _model_config(models)
-    knowledge, task = _concept_task(params, models["task"], models["support_frac"], field="shortcuts.models.task")
+    knowledge, task = _concept_task(ctx, models["task"], models["support_frac"], field="shortcuts.models.task")
     kb = _knowledge_table(knowledge)
     splits = _splits(task)
     X, G, Y = splits["train"]
@@ -204,7 +197,7 @@ def train(ctx) -> None:
 
     # OOD: label-only models on a biased support, scored on the states the bias left out.
     ood_frac = float(models["ood_support_frac"])
-    knowledge_o, task_o = _concept_task(params, models["task"], ood_frac, field="shortcuts.models.task")
+    knowledge_o, task_o = _concept_task(ctx, models["task"], ood_frac, field="shortcuts.models.task")
     splits_o = _splits(task_o)
     check_claim(len(splits_o["ood"][2]) > 0, f"the ood split at support_frac {ood_frac} has points")
     n_ood = int(models["ood_seeds"])
@@ -249,7 +242,7 @@ def train_incidence(ctx) -> None:
         raise UserError(f"--arg support: must be one of shortcuts.incidence.support_fracs {tokens}, got {token!r}")
     support_frac = float(token)
     config = _model_config(params["models"])
-    knowledge, task = _concept_task(params, task_name, support_frac, field="shortcuts.incidence.tasks")
+    knowledge, task = _concept_task(ctx, task_name, support_frac, field="shortcuts.incidence.tasks")
     kb = _knowledge_table(knowledge)
     splits = _splits(task)
     X, G, Y = splits["train"]

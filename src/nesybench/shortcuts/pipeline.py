@@ -25,7 +25,7 @@ from ..errors import UserError, check_claim
 from ..logic.cnf import from_dimacs
 from ..logic.knowledge import make_knowledge
 from .report import count_table_wide
-from .tasks import SPLITS, certify_task, make_task, resolve_knowledge, state_str
+from .tasks import POINT_COLUMNS, SPLITS, certify_task, make_task, resolve_knowledge, state_str, task_rows
 
 
 # ---------------------------------------------------------------------------
@@ -51,6 +51,40 @@ def _generated_fracs(params: dict) -> dict[str, list[float]]:
     return out
 
 
+def _model_datasets(params: dict) -> list[tuple[str, float]]:
+    """(task, support) of every dataset the concept models train on: head-to-head, OOD, incidence cells."""
+    models, incidence = params["models"], params["incidence"]
+    pairs = {(models["task"], float(models["support_frac"])), (models["task"], float(models["ood_support_frac"]))}
+    pairs |= {(task, float(frac)) for task in incidence["tasks"] for frac in incidence["support_fracs"]}
+    for task, _ in pairs:
+        if task not in params["tasks"]:
+            raise UserError(f"params.yaml: shortcuts.models.task and shortcuts.incidence.tasks must name tasks in shortcuts.tasks ({', '.join(sorted(params['tasks']))}), got {task!r}")
+    return sorted(pairs)
+
+
+def _generate_model_points(ctx) -> None:
+    """The model datasets (more points per state than the demo), certified like every other task."""
+    p = ctx.params
+    models = p["models"]
+    rows = []
+    for name, frac in _model_datasets(p):
+        knowledge = resolve_knowledge(name, p["tasks"][name], seed=p["seed"])
+        task = make_task(
+            knowledge,
+            name=name,
+            n_train_per_state=models["n_train_per_state"],
+            n_test_per_state=models["n_test_per_state"],
+            n_distractors=p["n_distractors"],
+            support_frac=frac,
+            noise=p["noise"],
+            seed=p["seed"],
+        )
+        certify_task(task)  # raises ClaimFailed on any broken promise
+        rows.extend(task_rows(task))
+    ctx.log(f"model datasets: {len(rows)} points over {len(_model_datasets(p))} (task, support) pairs, certified")
+    ctx.write_table("model_points", pd.DataFrame(rows, columns=POINT_COLUMNS), key=["task", "support_frac", "split", "point"])
+
+
 def generate(ctx) -> None:
     """Generate and certify every (task, support fraction); write points and the certificate."""
     p = ctx.params
@@ -73,10 +107,7 @@ def generate(ctx) -> None:
             cert = certify_task(task)  # raises ClaimFailed on any broken promise
             certificates[name, frac] = cert
             ctx.log(f"{name} at support {frac:g}: {len(task.support)}/{2 ** task.k} states, certified")
-            for split in SPLITS:
-                data = task.splits[split]
-                for i in range(len(data)):
-                    point_rows.append((name, frac, split, i, data.X[i].tolist(), state_str(data.G[i]), int(data.Y[i])))
+            point_rows.extend(task_rows(task))
             for split in (*SPLITS, "all"):
                 info = cert["splits"].get(split)
                 cert_rows.append({
@@ -99,8 +130,15 @@ def generate(ctx) -> None:
             metrics[f"generate.{key}.corr_concept_min"] = min(cert["corr_concept"])
             if cert["abs_corr_distractor"]:
                 metrics[f"generate.{key}.abs_corr_distractor_max"] = max(cert["abs_corr_distractor"])
-    points = pd.DataFrame(point_rows, columns=["task", "support_frac", "split", "point", "x", "g", "y"])
+    # The demo task at `shortcuts.support_frac` is what `dvc exp run -S shortcuts.support_frac=...` moves.
+    demo_cert = certificates[demo["task"], p["support_frac"]]
+    metrics["generate.demo.support_frac"] = p["support_frac"]
+    metrics["generate.demo.n_support"] = len(demo_cert["support"])
+    for split in SPLITS:
+        metrics[f"generate.demo.{split}_points"] = demo_cert["splits"][split]["points"]
+    points = pd.DataFrame(point_rows, columns=POINT_COLUMNS)
     ctx.write_table("points", points, key=["task", "support_frac", "split", "point"])
+    _generate_model_points(ctx)
     ctx.write_table("certificate", pd.DataFrame(cert_rows), key=["task", "support_frac", "split"])
     ctx.write_metrics(metrics)
     _print_certificate(ctx, certificates)

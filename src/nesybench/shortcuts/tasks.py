@@ -255,3 +255,41 @@ def certify_task(task: ConceptTask) -> dict:
     out["corr_concept"] = corr_concept
     out["abs_corr_distractor"] = corr_distractor
     return out
+
+
+POINT_COLUMNS = ["task", "support_frac", "split", "point", "x", "g", "y", "support"]
+
+
+def task_rows(task: ConceptTask) -> list[tuple]:
+    """One row per point of every split, in the layout of the generate stage's point tables.
+
+    The support is kept in permutation order (``support`` column) so that a task
+    read back with :func:`task_from_rows` is the task that was written.
+    """
+    support = ",".join(task.support)
+    rows = []
+    for split in SPLITS:
+        data = task.splits[split]
+        for i in range(len(data)):
+            rows.append((task.name, task.support_frac, split, i, data.X[i].tolist(), state_str(data.G[i]), int(data.Y[i]), support))
+    return rows
+
+
+def task_from_rows(points, knowledge: Knowledge, *, name: str, support_frac: float, n_distractors: int, noise: float) -> ConceptTask:
+    """Rebuild the ConceptTask the generate stage wrote (float64 round-trips through Parquet exactly)."""
+    rows = points[(points["task"] == name) & (points["support_frac"] == support_frac)]
+    if rows.empty:
+        raise UserError(f"no generated points for task {name!r} at support {support_frac:g}; rerun the generate stage")
+    k = knowledge.k
+    splits = {}
+    for split in SPLITS:
+        part = rows[rows["split"] == split].sort_values("point")
+        if part.empty:
+            splits[split] = Split(np.zeros((0, k + n_distractors)), np.zeros((0, k), dtype=np.int64), np.zeros(0, dtype=np.int64))
+            continue
+        X = np.array(part["x"].tolist(), dtype=float)
+        G = np.array([parse_state(g, k) for g in part["g"]], dtype=np.int64)
+        splits[split] = Split(X, G, part["y"].to_numpy(dtype=np.int64))
+    support = tuple(rows["support"].iloc[0].split(","))
+    return ConceptTask(name=name, knowledge=knowledge, k=k, n_distractors=n_distractors, support=support,
+                       splits=splits, support_frac=support_frac, noise=noise)
