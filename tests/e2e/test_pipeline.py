@@ -70,3 +70,11 @@ def test_nightly_passes_on_a_clean_tree_and_fails_with_a_diff_after_a_param_chan
     assert "nightly: DRIFT" in drift.stdout and "shortcuts:" in drift.stdout
     assert "committed" in drift.stdout and "fresh" in drift.stdout  # the diff table's header
     (root / "params.yaml").write_text(params)
+
+
+def test_snakemake_report_renders(first_run):
+    root, _, _ = first_run
+    run(["snakemake", "--cores", "1"], root)  # make sure every output is present and up to date
+    run(["snakemake", "--report", "reports/snakemake-report.html"], root)
+    page = root / "reports" / "snakemake-report.html"
+    assert page.exists() and page.stat().st_size > 10_000

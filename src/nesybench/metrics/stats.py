@@ -28,6 +28,8 @@ def wilson_interval(successes: int, n: int, *, z: float = Z95) -> tuple[float, f
 
     Unlike the Wald interval it stays inside [0, 1] and is not degenerate at p = 0 or 1.
 
+    >>> wilson_interval(10, 10)[1]
+    1.0
     >>> lo, hi = wilson_interval(0, 10)
     >>> (lo, round(hi, 4))
     (0.0, 0.2775)
@@ -40,4 +42,6 @@ def wilson_interval(successes: int, n: int, *, z: float = Z95) -> tuple[float, f
     denom = 1.0 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z / denom * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # The interval always contains p (p satisfies |p - p| <= ...); clamping to p only
+    # removes rounding error, e.g. an upper end of 0.9999999999999999 at p = 1.
+    return max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))
