@@ -27,16 +27,11 @@ def _triple_text(df: pd.DataFrame) -> pd.Series:
     return "(" + df["head"] + ", " + df["relation"] + ", " + df["tail"] + ")"
 
 
-def _bin_label(row) -> str:
-    close = "]" if row["hi"] >= 1.0 else ")"
-    return f"[{row['lo']:.3g},{row['hi']:.3g}{close}"
-
-
 def _printable_reliability(table: pd.DataFrame) -> tuple[pd.DataFrame, list[int]]:
-    shown = table[table["count"] > 0].copy()
-    shown.insert(0, "range", shown.apply(_bin_label, axis=1))
-    empty = table.loc[table["count"] == 0, "bin"].tolist()
-    return shown[["range", "count", "conf", "acc", "gap", "acc_lo", "acc_hi"]], empty
+    """The report's display of every bin, and the list of empty bins for the console note."""
+    from .report import reliability_display
+
+    return reliability_display(table), table.loc[table["count"] == 0, "bin"].tolist()
 
 
 def _bin_opts(params: dict) -> dict:
@@ -140,7 +135,7 @@ def score(ctx) -> None:
     ctx.print_table(f"[2] BEFORE: reliability of p = sigmoid(s) on the evaluation half, {n_bins} {p['strategy']} bins "
                     f"(left-closed, last bin closed); acc_lo/acc_hi = 95% Wilson", shown)
     b = before.summary
-    print(f"  ({b['n']} points; empty bins {empty} omitted)\n"
+    print(f"  ({b['n']} points; empty bins: {empty})\n"
           f"  ECE = {b['ece']:.4f}  MCE = {b['mce']:.4f}  Brier = {b['brier']:.4f}  NLL = {b['nll']:.4f}  "
           f"acc(0.5) = {b['acc']:.4f}  AUC = {b['auc']:.4f}")
     # The Brier decomposition is an identity: check it on the artifact we publish.
@@ -226,7 +221,7 @@ def calibrate(ctx) -> None:
         else:
             desc = f"an isotonic step map ({int(rep.params['steps'])} thresholds)"
         ctx.print_table(f"[4{'abc'[k]}] AFTER ({m}): the same evaluation half under {desc}", shown)
-        print(f"  ({rep.after.summary['n']} points; empty bins {empty} omitted)")
+        print(f"  ({rep.after.summary['n']} points; empty bins: {empty})")
     after = temp.after.summary
     b = before.summary
     check_claim(after["ece"] < b["ece"],

@@ -9,8 +9,9 @@ from ..report.blocks import Block, Figure, Paragraph, Table
 METHODS = ("temperature", "platt", "isotonic")
 
 
-def _bins_shown(table: pd.DataFrame) -> pd.DataFrame:
-    shown = table[table["count"] > 0].copy()
+def reliability_display(table: pd.DataFrame) -> pd.DataFrame:
+    """Every bin of a reliability table, empty ones included, with its range spelled out."""
+    shown = table.sort_values("bin").copy()
     shown.insert(0, "range", [f"[{lo:.2f},{hi:.2f}{']' if hi >= 1.0 else ')'}" for lo, hi in zip(shown["lo"], shown["hi"])])
     return shown[["range", "count", "conf", "acc", "gap", "acc_lo", "acc_hi"]].reset_index(drop=True)
 
@@ -71,10 +72,10 @@ def section(loader) -> list[Block]:
                    f"negatives [{score_m['score_range.neg_min']:.3f}, {score_m['score_range.neg_max']:.3f}]. "
                    f"The lowest held-out probability, {score_m['heldout_min_p']:.4f}, belongs to a TRUE triple: "
                    "confidently wrong."),
-        Table("BEFORE: reliability of p = sigmoid(s) on the evaluation half", _bins_shown(before), params=params,
+        Table("BEFORE: reliability of p = sigmoid(s) on the evaluation half", reliability_display(before), params=params,
               note=f"ECE {score_m['ece_before']:.4f}, MCE {score_m['mce_before']:.4f}, Brier {score_m['brier_before']:.4f}, "
                    f"NLL {score_m['nll_before']:.4f}, acc(0.5) {score_m['acc_before']:.4f}, AUC {score_m['auc']:.4f}. "
-                   "Empty bins omitted."),
+                   "Every bin is listed; an empty bin has no confidence or accuracy (–)."),
         Table("Golden-section search for tau (NLL on the calibration half)", trace, params=params, floatfmt="{:.6g}",
               note=f"tau* = {tau:.4f} ({cal_m['tau_direction']}); NLL on the calibration half "
                    f"{cal_m['nll_cal_at_tau1']:.4f} at tau = 1 -> {cal_m['nll_cal_at_tau']:.4f} at tau*. Valid because "
@@ -84,8 +85,8 @@ def section(loader) -> list[Block]:
     for m in METHODS:
         note = ", ".join(f"{k} {by_metric.loc[k, 'before']:.4f} -> {by_metric.loc[k, m]:.4f}"
                          for k in ("ece", "nll", "brier", "acc", "auc"))
-        blocks.append(Table(f"AFTER ({m}) on the evaluation half", _bins_shown(after[after["method"] == m]),
-                            params=params, note=f"Before -> after: {note}. Empty bins omitted."))
+        blocks.append(Table(f"AFTER ({m}) on the evaluation half", reliability_display(after[after["method"] == m]),
+                            params=params, note=f"Before -> after: {note}. Every bin is listed; empty ones show –."))
     blocks += [
         Table("Ledger: before and after each method; `moved_*` is measured (bitwise change), not assumed",
               ledger.drop(columns="order"), params=params,

@@ -15,6 +15,7 @@ from .. import INSTRUMENTS, STAGES
 from ..errors import UserError
 from ..io import atomic_write, atomic_write_text, flatten, read_json, write_metrics
 from ..params import file_hash
+from .blocks import Table
 from .figures import close
 from .loader import ReportLoader
 from .render import render
@@ -59,8 +60,15 @@ def report(ctx) -> None:
         write_metrics(root / "reports" / "metrics" / f"{instrument}.json", metrics)
         ctx.log(f"reports/metrics/{instrument}.json: {len(metrics)} metrics")
         module = importlib.import_module(f"nesybench.{instrument}.report")
-        loader = ReportLoader(root, instrument, ctx.all_params.get(instrument, {}))
-        sections.append((TITLES.get(instrument, instrument), module.section(loader)))
+        section_params = ctx.all_params.get(instrument, {})
+        loader = ReportLoader(root, instrument, section_params)
+        blocks = module.section(loader)
+        # A table that names no params of its own states the instrument's top-level ones (seed, ...).
+        top_level = {k: v for k, v in section_params.items() if isinstance(v, (bool, int, float, str))}
+        for block in blocks:
+            if isinstance(block, Table) and not block.params:
+                block.params = dict(top_level)
+        sections.append((TITLES.get(instrument, instrument), blocks))
 
     title = ctx.params.get("title", "nesybench report")
     intro = (

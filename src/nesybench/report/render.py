@@ -25,7 +25,7 @@ table { border-collapse: collapse; margin: .4rem 0 .3rem; font-size: .88rem; }
 th, td { border: 1px solid #ccc; padding: .2rem .55rem; text-align: right; vertical-align: top; }
 th { background: #f0f2f4; }
 td.text, th.text { text-align: left; }
-caption { caption-side: top; text-align: left; font-weight: 600; padding: .3rem 0; }
+.table-title { font-weight: 600; margin: 1.2rem 0 .2rem; }
 .params { color: #555; font-size: .8rem; margin: 0 0 1.2rem; }
 .note { color: #333; font-size: .85rem; margin: .1rem 0 .3rem; }
 figure { margin: 1rem 0 1.5rem; }
@@ -77,8 +77,8 @@ def table_html(block: Table, params_yaml_hash: str) -> str:
         rows.append(f"<tr>{cells}</tr>")
     note = f'<p class="note">{_inline_md_to_html(block.note)}</p>' if block.note else ""
     return (
-        f'<table class="nb-table"><caption>{html.escape(block.title)}</caption>'
-        f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>{note}"
+        f'<p class="table-title">{html.escape(block.title)}</p>'
+        f'<table class="nb-table"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>{note}'
         f'<p class="params">{html.escape(params_line(block.params, params_yaml_hash))}</p>'
     )
 
