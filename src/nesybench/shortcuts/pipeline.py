@@ -62,23 +62,26 @@ def _model_datasets(params: dict) -> list[tuple[str, float]]:
     return sorted(pairs)
 
 
+def _task_from_params(p: dict, name: str, frac: float, sizes: dict):
+    """The seeded task `name` at support `frac` with the per-state sizes of `sizes` (demo or models)."""
+    return make_task(
+        resolve_knowledge(name, p["tasks"][name], seed=p["seed"]),
+        name=name,
+        n_train_per_state=sizes["n_train_per_state"],
+        n_test_per_state=sizes["n_test_per_state"],
+        n_distractors=p["n_distractors"],
+        support_frac=frac,
+        noise=p["noise"],
+        seed=p["seed"],
+    )
+
+
 def _generate_model_points(ctx) -> None:
     """The model datasets (more points per state than the demo), certified like every other task."""
     p = ctx.params
-    models = p["models"]
     rows = []
     for name, frac in _model_datasets(p):
-        knowledge = resolve_knowledge(name, p["tasks"][name], seed=p["seed"])
-        task = make_task(
-            knowledge,
-            name=name,
-            n_train_per_state=models["n_train_per_state"],
-            n_test_per_state=models["n_test_per_state"],
-            n_distractors=p["n_distractors"],
-            support_frac=frac,
-            noise=p["noise"],
-            seed=p["seed"],
-        )
+        task = _task_from_params(p, name, frac, p["models"])
         certify_task(task)  # raises ClaimFailed on any broken promise
         rows.extend(task_rows(task))
     ctx.log(f"model datasets: {len(rows)} points over {len(_model_datasets(p))} (task, support) pairs, certified")
@@ -92,18 +95,9 @@ def generate(ctx) -> None:
     point_rows, cert_rows, metrics = [], [], {}
     certificates = {}
     for name, fracs in _generated_fracs(p).items():
-        knowledge = resolve_knowledge(name, p["tasks"][name], seed=p["seed"])
         for frac in fracs:
-            task = make_task(
-                knowledge,
-                name=name,
-                n_train_per_state=demo["n_train_per_state"],
-                n_test_per_state=demo["n_test_per_state"],
-                n_distractors=p["n_distractors"],
-                support_frac=frac,
-                noise=p["noise"],
-                seed=p["seed"],
-            )
+            task = _task_from_params(p, name, frac, demo)
+            knowledge = task.knowledge
             cert = certify_task(task)  # raises ClaimFailed on any broken promise
             certificates[name, frac] = cert
             ctx.log(f"{name} at support {frac:g}: {len(task.support)}/{2 ** task.k} states, certified")
