@@ -27,7 +27,7 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 import yaml  # noqa: E402
 
-from nesybench.shortcuts import model_stages  # noqa: E402
+from nesybench.shortcuts import model_stages, pipeline  # noqa: E402
 from nesybench.shortcuts.incidence import init_seed  # noqa: E402
 from nesybench.shortcuts.model import init_params, train  # noqa: E402
 from nesybench.stages import StageContext  # noqa: E402
@@ -40,10 +40,18 @@ def _section() -> dict:
         return yaml.safe_load(handle)["shortcuts"]
 
 
+def _generated(root: Path, section: dict, stage: str = "generate") -> StageContext:
+    """Run the generate stage into `root` (the models read its datasets); return a context for `stage`."""
+    pipeline.generate(StageContext(stage="generate", instrument="shortcuts", params={"shortcuts": section}, root=root, args={}, step=None))
+    return StageContext(stage=stage, instrument="shortcuts", params={"shortcuts": section}, root=root, args={}, step=None)
+
+
 def throughput(section: dict) -> None:
     models = section["models"]
     config = model_stages._model_config(models)
-    knowledge, task = model_stages._concept_task(section, models["task"], models["support_frac"], field="models.task")
+    with tempfile.TemporaryDirectory() as root:
+        ctx = _generated(Path(root), section, "train")
+        knowledge, task = model_stages._concept_task(ctx, models["task"], models["support_frac"], field="models.task")
     kb = model_stages._knowledge_table(knowledge)
     X, G, Y = model_stages._splits(task)["train"]
     for n_models in (1, int(section["incidence"]["seeds"])):
@@ -67,6 +75,7 @@ def _cell(job) -> float:
 
 def sweep(section: dict, workers: int, cells: list[tuple[str, str]]) -> float:
     with tempfile.TemporaryDirectory() as root:
+        _generated(Path(root), section)  # not timed: the sweep is the training
         jobs = [(root, section, task, token) for task, token in cells]
         start = time.perf_counter()
         with mp.get_context("fork").Pool(workers) as pool:
