@@ -17,7 +17,6 @@ import sys
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-import numpy as np  # noqa: E402
 
 from nesybench.calibration.audit import audit, repair  # noqa: E402
 from nesybench.calibration.complex_model import train_complex  # noqa: E402

@@ -24,7 +24,6 @@ import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-import numpy as np  # noqa: E402
 import yaml  # noqa: E402
 
 from nesybench.shortcuts import model_stages, pipeline  # noqa: E402

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from nesybench.calibration.complex_model import ComplEx, train_complex
 from nesybench.calibration.seeds import child_rng

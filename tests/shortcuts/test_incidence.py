@@ -3,7 +3,6 @@
 import itertools
 
 import numpy as np
-import pytest
 
 from nesybench.metrics.stats import wilson_interval
 from nesybench.shortcuts.incidence import (

@@ -10,7 +10,6 @@ calibrate  temperature / Platt / isotonic fitted on the calibration half; AFTER 
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from ..errors import check_claim

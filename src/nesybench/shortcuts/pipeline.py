@@ -25,7 +25,7 @@ from ..errors import UserError, check_claim
 from ..logic.cnf import from_dimacs
 from ..logic.knowledge import make_knowledge
 from .report import count_table_wide
-from .tasks import POINT_COLUMNS, SPLITS, certify_task, make_task, resolve_knowledge, state_str, task_rows
+from .tasks import POINT_COLUMNS, SPLITS, certify_task, make_task, resolve_knowledge, task_rows
 
 
 # ---------------------------------------------------------------------------
@@ -192,10 +192,10 @@ def _realized_supports(ctx) -> tuple[dict, dict]:
     """Per (task, frac): the support read off the generated train split; and each task's knowledge/k."""
     points = ctx.read_table("points", stage="generate")
     cert = ctx.read_table("certificate", stage="generate")
-    train = points[points["split"] == "train"]
+    train_points = points[points["split"] == "train"]
     supports = {
         (task, float(frac)): sorted(set(group["g"]))
-        for (task, frac), group in train.groupby(["task", "support_frac"], sort=True)
+        for (task, frac), group in train_points.groupby(["task", "support_frac"], sort=True)
     }
     tasks = {row.task: (row.knowledge, int(row.k)) for row in cert.itertuples(index=False)}
     return supports, tasks
