@@ -61,7 +61,11 @@ rule axes_score:
     output:
         **stage_out("score", "axes", "per_depth", "synonym_depth", "flip", "mixture", "gadgets"),
         metrics="data/score/axes/metrics.json",
-        plot="reports/plots/axes-per_depth.csv",
+        plot=report(
+            "reports/plots/axes-per_depth.csv",
+            caption="../report/axes-per_depth.rst",
+            category="axes",
+        ),
     params:
         section=section("axes"),
     shell:

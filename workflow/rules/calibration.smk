@@ -96,7 +96,11 @@ rule calibration_calibrate:
             "exhibit_after",
         ),
         metrics="data/calibrate/calibration/metrics.json",
-        plot="reports/plots/calibration-reliability.csv",
+        plot=report(
+            "reports/plots/calibration-reliability.csv",
+            caption="../report/calibration-reliability.rst",
+            category="calibration",
+        ),
     params:
         section=section("calibration"),
     shell:

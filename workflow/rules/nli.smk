@@ -51,7 +51,11 @@ rule nli_score:
             "folio_per_label",
         ),
         metrics="data/score/nli/metrics.json",
-        per_depth_plot="reports/plots/nli-per_depth.csv",
+        per_depth_plot=report(
+            "reports/plots/nli-per_depth.csv",
+            caption="../report/nli-per_depth.rst",
+            category="nli",
+        ),
     params:
         section=section("nli"),
     shell:

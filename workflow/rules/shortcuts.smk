@@ -23,7 +23,11 @@ rule shortcuts_count:
     output:
         **stage_out("count", "shortcuts", "n_opt", "dimacs"),
         metrics="data/count/shortcuts/metrics.json",
-        plot="reports/plots/shortcuts-n_opt.csv",
+        plot=report(
+            "reports/plots/shortcuts-n_opt.csv",
+            caption="../report/shortcuts-n_opt.rst",
+            category="shortcuts",
+        ),
     params:
         section=section("shortcuts"),
     shell:
@@ -108,7 +112,11 @@ rule shortcuts_score:
     output:
         **stage_out("score", "shortcuts", "panel", "alpha", "occurrence", "ood", "incidence"),
         metrics="data/score/shortcuts/metrics.json",
-        plot="reports/plots/shortcuts-incidence.csv",
+        plot=report(
+            "reports/plots/shortcuts-incidence.csv",
+            caption="../report/shortcuts-incidence.rst",
+            category="shortcuts",
+        ),
     params:
         section=section("shortcuts"),
     shell:
