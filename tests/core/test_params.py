@@ -91,3 +91,22 @@ def test_stage_script_rejects_bad_params_with_one_line_and_exit_2(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.startswith("error: ") and "report.title must have at least 1 characters" in proc.stderr
     assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_snakemake_refuses_bad_params_before_any_job(tmp_path):
+    """The Snakefile validates params.yaml at parse time: one `error:` line, exit 2, nothing run."""
+    import shutil
+
+    snakemake = shutil.which("snakemake", path=str(Path(sys.executable).parent))
+    if snakemake is None:
+        pytest.skip("snakemake is not installed next to this interpreter")
+    shutil.copy(ROOT / "Snakefile", tmp_path)
+    shutil.copytree(ROOT / "workflow", tmp_path / "workflow")
+    params = yaml.safe_load((ROOT / "params.yaml").read_text())
+    params["shortcuts"]["support_frac"] = 1.5
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
+    proc = subprocess.run([snakemake, "-n", "--cores", "1"], cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 2
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+    assert errors == ["error: params.yaml: shortcuts.support_frac must be <= 1, got 1.5"]
+    assert "Traceback" not in proc.stderr and not (tmp_path / "data").exists()
