@@ -105,12 +105,16 @@ def count(ctx: StageContext) -> None:
 # --------------------------------------------------------------------------- train
 
 
+def _generated_bank(ctx: StageContext):
+    """The generate stage's questions and the theories rebuilt from its bank table."""
+    questions = ctx.read_table("questions", stage="generate")
+    return questions, theories_from_table(ctx.read_table("bank", stage="generate"), questions)
+
+
 def train(ctx: StageContext) -> None:
     p = ctx.params
     check_params(p)
-    bank = ctx.read_table("bank", stage="generate")
-    questions = ctx.read_table("questions", stage="generate")
-    theories = theories_from_table(bank, questions)
+    questions, theories = _generated_bank(ctx)
     max_depth = p["soft_reasoner"]["train_max_depth"]
     train_q = questions[(questions["split"] == "train") & (questions["depth"] <= max_depth)]
     ctx.log(f"fitting the soft reasoner on {len(train_q)} training questions of depth <= {max_depth}")
@@ -284,9 +288,7 @@ def _mixture(per_depth: pd.DataFrame, mix: pd.DataFrame) -> tuple[pd.DataFrame, 
 def score(ctx: StageContext) -> None:
     p = ctx.params
     check_params(p)
-    bank = ctx.read_table("bank", stage="generate")
-    questions = ctx.read_table("questions", stage="generate")
-    theories = theories_from_table(bank, questions)
+    questions, theories = _generated_bank(ctx)
     model = SoftReasoner.from_table(ctx.read_table("soft_reasoner", stage="train"))
     mix = ctx.read_table("depth_mix", stage="count")
     eval_q = questions[questions["split"] == "eval"].reset_index(drop=True)
