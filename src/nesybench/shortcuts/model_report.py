@@ -9,6 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..report.blocks import Block, Figure, Heading, Paragraph, Table
+from ..report.figures import new_figure
 
 MODELS = ("label_only", "concept_sup")
 
@@ -20,13 +21,7 @@ def _alpha_text(alpha: pd.DataFrame, model: str) -> str:
 
 def incidence_figure(incidence: pd.DataFrame):
     """Shortcut rate against the support fraction, one line per task, 95% Wilson error bars."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib.figure import Figure as MplFigure
-
-    fig = MplFigure(figsize=(5.0, 3.4))
-    ax = fig.subplots()
+    fig, ax = new_figure(5.0, 3.4)
     for i, task in enumerate(sorted(incidence["task"].unique())):
         rows = incidence[incidence["task"] == task].sort_values("support_frac")
         err = [rows["rate"] - rows["rate_lo"], rows["rate_hi"] - rows["rate"]]
@@ -37,19 +32,12 @@ def incidence_figure(incidence: pd.DataFrame):
     ax.set_ylim(-0.02, 1.02)
     ax.invert_xaxis()  # read left to right as the support shrinks
     ax.legend(fontsize=7)
-    fig.tight_layout()
     return fig
 
 
 def curves_figure(curves: pd.DataFrame):
     """Label NLL per epoch of the two head-to-head models (log scale)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib.figure import Figure as MplFigure
-
-    fig = MplFigure(figsize=(5.0, 3.0))
-    ax = fig.subplots()
+    fig, ax = new_figure(5.0, 3.0)
     for i, model in enumerate(MODELS):
         rows = curves[curves["model"] == model].sort_values("epoch")
         ax.plot(rows["epoch"], rows["label_nll"].clip(lower=1e-12), color=f"C{i}", label=model)
@@ -57,7 +45,6 @@ def curves_figure(curves: pd.DataFrame):
     ax.set_xlabel("epoch")
     ax.set_ylabel("label NLL (train)")
     ax.legend(fontsize=7)
-    fig.tight_layout()
     return fig
 
 

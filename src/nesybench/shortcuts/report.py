@@ -12,6 +12,7 @@ import math
 import pandas as pd
 
 from ..report.blocks import Block, Figure, Heading, Paragraph, Table
+from ..report.figures import new_figure
 
 SPLITS = ("train", "test", "ood")
 
@@ -49,13 +50,7 @@ def count_table_wide(table: pd.DataFrame, *, task_order: list[str]) -> pd.DataFr
 
 def n_opt_figure(table: pd.DataFrame):
     """log2 N_opt against the support fraction, one line per task (solid: joint, dashed: disentangled)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib.figure import Figure as MplFigure
-
-    fig = MplFigure(figsize=(5.0, 3.4))
-    ax = fig.subplots()
+    fig, ax = new_figure(5.0, 3.4)
     for i, task in enumerate(sorted(table["task"].unique())):
         for extractor, style in (("joint", "-o"), ("disentangled", "--s")):
             rows = table[(table["task"] == task) & (table["extractor"] == extractor)].sort_values("support_frac")
@@ -65,7 +60,6 @@ def n_opt_figure(table: pd.DataFrame):
     ax.set_ylabel("log2 N_opt")
     ax.invert_xaxis()  # read left to right as the support shrinks
     ax.legend(fontsize=7)
-    fig.tight_layout()
     return fig
 
 
