@@ -38,6 +38,8 @@ dvc-yaml: setup
 	python -m nesybench.dvc_export
 
 lint: setup
+	ruff check .
+	ruff format --check .
 	snakemake --lint
 	snakefmt --check Snakefile workflow/rules
 

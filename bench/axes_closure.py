@@ -43,13 +43,20 @@ def timed(facts, rules, strategy):
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--max-m", type=int, default=512)
-    parser.add_argument("--max-naive-m", type=int, default=256, help="skip naive above this m (its cost is ~m^3)")
+    parser.add_argument(
+        "--max-naive-m", type=int, default=256, help="skip naive above this m (its cost is ~m^3)"
+    )
     args = parser.parse_args(argv)
     ms = [m for m in (8, 16, 32, 64, 128, 256, 512, 1024) if m <= args.max_m]
-    header = f"{'m':>5} {'closure':>8} {'waves':>6} {'probes naive':>14} {'probes semi':>12} {'probe ratio':>11} " \
-             f"{'t naive/semi':>12} {'t semi/clingo':>13}"
+    header = (
+        f"{'m':>5} {'closure':>8} {'waves':>6} {'probes naive':>14} {'probes semi':>12} "
+        f"{'probe ratio':>11} "
+        f"{'t naive/semi':>12} {'t semi/clingo':>13}"
+    )
     print(header)
     for m in ms:
         facts, rules = chain(m)
@@ -58,7 +65,9 @@ def main(argv: list[str] | None = None) -> int:
         log(f"m = {m}: clingo")
         n_clingo, t_clingo = clingo_closure(m)
         if n_clingo != len(semi):
-            print(f"m = {m}: clingo finds {n_clingo} atoms, the chainer {len(semi)}", file=sys.stderr)
+            print(
+                f"m = {m}: clingo finds {n_clingo} atoms, the chainer {len(semi)}", file=sys.stderr
+            )
             return 1
         if m <= args.max_naive_m:
             log(f"m = {m}: naive")
@@ -66,11 +75,16 @@ def main(argv: list[str] | None = None) -> int:
             if naive.atoms != semi.atoms or naive.rounds != semi.rounds:
                 print(f"m = {m}: naive and semi-naive disagree", file=sys.stderr)
                 return 1
-            naive_cols = f"{naive.probes:>14,} {semi.probes:>12,} {naive.probes / semi.probes:>10.1f}x " \
-                         f"{t_naive / t_semi:>11.1f}x"
+            naive_cols = (
+                f"{naive.probes:>14,} {semi.probes:>12,} {naive.probes / semi.probes:>10.1f}x "
+                f"{t_naive / t_semi:>11.1f}x"
+            )
         else:
             naive_cols = f"{'-':>14} {semi.probes:>12,} {'-':>11} {'-':>12}"
-        print(f"{m:>5} {len(semi):>8,} {semi.rounds:>6} {naive_cols} {t_semi / t_clingo:>12.1f}x", flush=True)
+        print(
+            f"{m:>5} {len(semi):>8,} {semi.rounds:>6} {naive_cols} {t_semi / t_clingo:>12.1f}x",
+            flush=True,
+        )
     return 0
 
 

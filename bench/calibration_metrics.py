@@ -50,7 +50,10 @@ def main() -> None:
     for name, (ours, theirs) in pairs.items():
         t_ours, v_ours = _best_of(ours)
         t_ref, v_ref = _best_of(theirs)
-        print(f"{name:6s} {t_ours:8.4f}  {t_ref:10.4f}  {t_ours / t_ref:6.2f}  {abs(v_ours - v_ref):.1e}")
+        print(
+            f"{name:6s} {t_ours:8.4f}  {t_ref:10.4f}  {t_ours / t_ref:6.2f}  "
+            f"{abs(v_ours - v_ref):.1e}"
+        )
 
 
 if __name__ == "__main__":

@@ -18,12 +18,12 @@ import sys
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
-from nesybench.calibration.audit import audit, repair  # noqa: E402
-from nesybench.calibration.complex_model import train_complex  # noqa: E402
-from nesybench.calibration.seeds import child_rng  # noqa: E402
-from nesybench.calibration.world import build_labelled, load_world, stratified_split  # noqa: E402
-from nesybench.metrics.calibration import sigmoid  # noqa: E402
-from nesybench.params import load_params  # noqa: E402
+from nesybench.calibration.audit import audit, repair
+from nesybench.calibration.complex_model import train_complex
+from nesybench.calibration.seeds import child_rng
+from nesybench.calibration.world import build_labelled, load_world, stratified_split
+from nesybench.metrics.calibration import sigmoid
+from nesybench.params import load_params
 
 
 def run(params: dict, seed: int) -> dict:
@@ -31,18 +31,42 @@ def run(params: dict, seed: int) -> dict:
     world = load_world()
     lab = build_labelled(world, corruptions=params["corruptions"], seed=seed)
     split = stratified_split(lab["label"].to_numpy(), seed=seed, fraction=params["cal_fraction"])
-    model, _ = train_complex(world.train, world.entities, world.relations, dim=m["dim"], epochs=m["epochs"], lr=m["lr"],
-                             l2=m["l2"], init_scale=m["init_scale"], rng_init=child_rng(seed, "complex-init"),
-                             rng_corrupt=child_rng(seed, "complex-train-corruptions"), show_progress=False)
+    model, _ = train_complex(
+        world.train,
+        world.entities,
+        world.relations,
+        dim=m["dim"],
+        epochs=m["epochs"],
+        lr=m["lr"],
+        l2=m["l2"],
+        init_scale=m["init_scale"],
+        rng_init=child_rng(seed, "complex-init"),
+        rng_corrupt=child_rng(seed, "complex-train-corruptions"),
+        show_progress=False,
+    )
     ent = {e: i for i, e in enumerate(world.entities)}
     rel = {r: i for i, r in enumerate(world.relations)}
-    s = model.score(lab["head"].map(ent).to_numpy(), lab["relation"].map(rel).to_numpy(), lab["tail"].map(ent).to_numpy())
+    s = model.score(
+        lab["head"].map(ent).to_numpy(),
+        lab["relation"].map(rel).to_numpy(),
+        lab["tail"].map(ent).to_numpy(),
+    )
     y = lab["label"].to_numpy()
     is_cal = split == "cal"
-    before = audit(y[~is_cal], sigmoid(s[~is_cal]), logits=s[~is_cal], n_bins=params["n_bins"]).summary
-    rep = repair("temperature", s, y, is_cal, lo=t["lo"], hi=t["hi"], tol=t["tol"], n_bins=params["n_bins"])
-    return {"seed": seed, "tau": rep.params["tau"], "ece_before": before["ece"], "ece_after": rep.after.summary["ece"],
-            "auc": before["auc"], "heldout_in_eval": int(((lab["source"] == "heldout").to_numpy() & ~is_cal).sum())}
+    before = audit(
+        y[~is_cal], sigmoid(s[~is_cal]), logits=s[~is_cal], n_bins=params["n_bins"]
+    ).summary
+    rep = repair(
+        "temperature", s, y, is_cal, lo=t["lo"], hi=t["hi"], tol=t["tol"], n_bins=params["n_bins"]
+    )
+    return {
+        "seed": seed,
+        "tau": rep.params["tau"],
+        "ece_before": before["ece"],
+        "ece_after": rep.after.summary["ece"],
+        "auc": before["auc"],
+        "heldout_in_eval": int(((lab["source"] == "heldout").to_numpy() & ~is_cal).sum()),
+    }
 
 
 def main() -> None:
@@ -54,9 +78,14 @@ def main() -> None:
         r = run(params, seed)
         over, better = r["tau"] > 1, r["ece_after"] < r["ece_before"]
         held += over and better
-        print(f"{seed:4d} {r['tau']:6.3f}  {r['ece_before']:10.4f} {r['ece_after']:10.4f} {r['auc']:6.4f}"
-              f" {r['heldout_in_eval']:16d}  {str(over):5s}  {better}")
-    print(f"both claims hold on {held}/{n} seeds ({held / n:.0%}); default seed is {params['seed']}")
+        print(
+            f"{seed:4d} {r['tau']:6.3f}  {r['ece_before']:10.4f} {r['ece_after']:10.4f} "
+            f"{r['auc']:6.4f}"
+            f" {r['heldout_in_eval']:16d}  {str(over):5s}  {better}"
+        )
+    print(
+        f"both claims hold on {held}/{n} seeds ({held / n:.0%}); default seed is {params['seed']}"
+    )
 
 
 if __name__ == "__main__":

@@ -64,7 +64,10 @@ def enumerate_class_size(knowledge) -> int:
 
 def bench_joint(seed: int) -> None:
     print("\n1. joint N_opt, random 3-CNF (m = 3k clauses), full support")
-    print(f"  {'k':>3} {'#SAT(K)':>12} {'log2 N_opt':>16} {'count (s)':>10} {'states enum (s)':>16} {'ratio':>8}")
+    print(
+        f"  {'k':>3} {'#SAT(K)':>12} {'log2 N_opt':>16} {'count (s)':>10} {'states enum (s)':>16} "
+        f"{'ratio':>8}"
+    )
     for k in (10, 20, 30):
         knowledge = random_3cnf(k, 3 * k, child_rng(seed, "bench", k))
         result, seconds = timed(count_optima, knowledge, None)
@@ -75,56 +78,101 @@ def bench_joint(seed: int) -> None:
             base, ratio = f"{base_seconds:.3f}", f"{base_seconds / seconds:.1f}x"
         else:
             base, ratio = "not run", "-"
-        print(f"  {k:>3} {n1:>12,} {result.log2_n_opt:>16.6g} {seconds:>10.3f} {base:>16} {ratio:>8}", flush=True)
+        print(
+            f"  {k:>3} {n1:>12,} {result.log2_n_opt:>16.6g} {seconds:>10.3f} {base:>16} {ratio:>8}",
+            flush=True,
+        )
         print(f"      N_opt = {n1:,}^{n1:,} * {n0:,}^{n0:,}   K = {knowledge.spec[:70]}...")
 
 
 def bench_disentangled(max_k: int, seed: int) -> None:
     print("\n2. disentangled N_opt, k-bit parity, full support (closed form k! * 2^(k-1))")
-    header = f"  {'k':>3} {'N_opt':>10} {'exact (s)':>10} {'approx':>10} {'approx (s)':>11} {'enum (s)':>9} {'enum/exact':>11} {'enum/approx':>12} {'1-formula (s)':>14}"
+    header = (
+        f"  {'k':>3} {'N_opt':>10} {'exact (s)':>10} {'approx':>10} {'approx (s)':>11}"
+        f" {'enum (s)':>9} {'enum/exact':>11} {'enum/approx':>12} {'1-formula (s)':>14}"
+    )
     print(header)
     for k in range(4, max_k + 1):
         knowledge = make_knowledge("xor", k)
         support = [state_str(s) for s in all_states(k)]
         closed = math.factorial(k) * 2 ** (k - 1)
-        exact, exact_s = timed(count_optima, knowledge, support, extractor="disentangled", method="exact")
-        approx, approx_s = timed(count_optima, knowledge, support, extractor="disentangled", method="approx", seed=seed)
+        exact, exact_s = timed(
+            count_optima, knowledge, support, extractor="disentangled", method="exact"
+        )
+        approx, approx_s = timed(
+            count_optima, knowledge, support, extractor="disentangled", method="approx", seed=seed
+        )
         assert exact.n_opt == closed, (k, exact.n_opt, closed)
         within = closed / 1.8 <= approx.estimate <= closed * 1.8
         if k <= 6:
             enumerated, enum_s = timed(enumerate_disentangled, knowledge, support)
             assert enumerated == closed
-            enum, r_exact, r_approx = f"{enum_s:.3f}", f"{enum_s / exact_s:.1f}x", f"{enum_s / approx_s:.1f}x"
+            enum, r_exact, r_approx = (
+                f"{enum_s:.3f}",
+                f"{enum_s / exact_s:.1f}x",
+                f"{enum_s / approx_s:.1f}x",
+            )
         else:
             enum, r_exact, r_approx = "not run", "-", "-"
         if k <= 5:
-            # Ganak on the single formula with pi as variables: what per-permutation counting avoids.
-            whole, whole_s = timed(lambda: ExactCounter().count(disentangled_encoding(knowledge, support)).value)
+            # Ganak on the single formula with pi as variables: what per-permutation counting
+            # avoids.
+            whole, whole_s = timed(
+                lambda kn=knowledge, s=support: (
+                    ExactCounter().count(disentangled_encoding(kn, s)).value
+                )
+            )
             assert whole == closed
             single = f"{whole_s:.3f}"
         else:
             single = "not run"
-        print(f"  {k:>3} {exact.n_opt:>10,} {exact_s:>10.3f} {approx.estimate:>10,}{'' if within else '!'} {approx_s:>11.3f} "
-              f"{enum:>9} {r_exact:>11} {r_approx:>12} {single:>14}", flush=True)
-    print("  approx: ApproxMC, (epsilon, delta) = (0.8, 0.2); '!' marks an estimate outside the factor 1 + epsilon")
-    print("  reference (quoted, not measured here): the public rsbench counter needed about 293 s to encode and enumerate 4-bit XOR")
+        print(
+            f"  {k:>3} {exact.n_opt:>10,} {exact_s:>10.3f} "
+            f"{approx.estimate:>10,}{'' if within else '!'} {approx_s:>11.3f} "
+            f"{enum:>9} {r_exact:>11} {r_approx:>12} {single:>14}",
+            flush=True,
+        )
+    print(
+        "  approx: ApproxMC, (epsilon, delta) = (0.8, 0.2); '!' marks an estimate outside the "
+        "factor 1 + epsilon"
+    )
+    print(
+        "  reference (quoted, not measured here): the public rsbench counter needed about 293 s "
+        "to encode and enumerate 4-bit XOR"
+    )
 
 
 def bench_disentangled_cnf(seed: int) -> None:
-    print("\n3. disentangled N_opt, random 3-CNF (m = k clauses), support fraction 0.75 (exact = one Ganak call per permutation)")
-    print(f"  {'k':>3} {'N_opt':>8} {'exact (s)':>10} {'approx':>8} {'approx (s)':>11} {'enum (s)':>9} {'enum/exact':>11}")
+    print(
+        "\n3. disentangled N_opt, random 3-CNF (m = k clauses), support fraction 0.75 (exact = "
+        "one Ganak call per permutation)"
+    )
+    print(
+        f"  {'k':>3} {'N_opt':>8} {'exact (s)':>10} {'approx':>8} {'approx (s)':>11} "
+        f"{'enum (s)':>9} {'enum/exact':>11}"
+    )
     for k in (4, 5, 6):
         knowledge = random_3cnf(k, k, child_rng(seed, "bench-dis", k))
         support = list(support_states(k, 0.75, seed=seed))
-        exact, exact_s = timed(count_optima, knowledge, support, extractor="disentangled", method="exact")
-        approx, approx_s = timed(count_optima, knowledge, support, extractor="disentangled", method="approx", seed=seed)
+        exact, exact_s = timed(
+            count_optima, knowledge, support, extractor="disentangled", method="exact"
+        )
+        approx, approx_s = timed(
+            count_optima, knowledge, support, extractor="disentangled", method="approx", seed=seed
+        )
         enumerated, enum_s = timed(enumerate_disentangled, knowledge, support)
         assert enumerated == exact.n_opt, (k, enumerated, exact.n_opt)
-        print(f"  {k:>3} {exact.n_opt:>8,} {exact_s:>10.3f} {approx.estimate:>8,} {approx_s:>11.3f} {enum_s:>9.3f} {enum_s / exact_s:>10.1f}x", flush=True)
+        print(
+            f"  {k:>3} {exact.n_opt:>8,} {exact_s:>10.3f} {approx.estimate:>8,} {approx_s:>11.3f} "
+            f"{enum_s:>9.3f} {enum_s / exact_s:>10.1f}x",
+            flush=True,
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--max-k-disentangled", type=int, default=8)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)

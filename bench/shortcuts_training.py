@@ -40,9 +40,26 @@ def _section() -> dict:
 
 
 def _generated(root: Path, section: dict, stage: str = "generate") -> StageContext:
-    """Run the generate stage into `root` (the models read its datasets); return a context for `stage`."""
-    pipeline.generate(StageContext(stage="generate", instrument="shortcuts", params={"shortcuts": section}, root=root, args={}, step=None))
-    return StageContext(stage=stage, instrument="shortcuts", params={"shortcuts": section}, root=root, args={}, step=None)
+    """Run the generate stage into `root` (the models read its datasets); return a context for
+    `stage`."""
+    pipeline.generate(
+        StageContext(
+            stage="generate",
+            instrument="shortcuts",
+            params={"shortcuts": section},
+            root=root,
+            args={},
+            step=None,
+        )
+    )
+    return StageContext(
+        stage=stage,
+        instrument="shortcuts",
+        params={"shortcuts": section},
+        root=root,
+        args={},
+        step=None,
+    )
 
 
 def throughput(section: dict) -> None:
@@ -50,23 +67,39 @@ def throughput(section: dict) -> None:
     config = model_stages._model_config(models)
     with tempfile.TemporaryDirectory() as root:
         ctx = _generated(Path(root), section, "train")
-        knowledge, task = model_stages._concept_task(ctx, models["task"], models["support_frac"], field="models.task")
+        knowledge, task = model_stages._concept_task(
+            ctx, models["task"], models["support_frac"], field="models.task"
+        )
     kb = model_stages._knowledge_table(knowledge)
     X, G, Y = model_stages._splits(task)["train"]
     for n_models in (1, int(section["incidence"]["seeds"])):
-        p0 = init_params([init_seed(0, "bench", i) for i in range(n_models)], n_inputs=X.shape[1],
-                         n_concepts=kb.n_concepts, config=config)
+        p0 = init_params(
+            [init_seed(0, "bench", i) for i in range(n_models)],
+            n_inputs=X.shape[1],
+            n_concepts=kb.n_concepts,
+            config=config,
+        )
         start = time.perf_counter()
         train(p0, X, Y, G, kb, config=config)
         elapsed = time.perf_counter() - start
-        print(f"  {n_models:3d} model(s) x {config.epochs} epochs on {len(Y)} points: {elapsed:6.2f} s  "
-              f"{config.epochs / elapsed:8.1f} epochs/s  {n_models * config.epochs / elapsed:9.1f} model-epochs/s")
+        print(
+            f"  {n_models:3d} model(s) x {config.epochs} epochs on {len(Y)} points: "
+            f"{elapsed:6.2f} s  "
+            f"{config.epochs / elapsed:8.1f} epochs/s  {n_models * config.epochs / elapsed:9.1f} "
+            "model-epochs/s"
+        )
 
 
 def _cell(job) -> float:
     root, section, task, token = job
-    ctx = StageContext(stage="train", instrument="shortcuts", params={"shortcuts": section}, root=Path(root),
-                       args={"task": task, "support": token}, step="incidence")
+    ctx = StageContext(
+        stage="train",
+        instrument="shortcuts",
+        params={"shortcuts": section},
+        root=Path(root),
+        args={"task": task, "support": token},
+        step="incidence",
+    )
     start = time.perf_counter()
     model_stages.train_incidence(ctx)
     return time.perf_counter() - start
@@ -84,20 +117,28 @@ def sweep(section: dict, workers: int, cells: list[tuple[str, str]]) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cells", type=int, default=None, help="only the first N sweep cells (default: all)")
+    parser.add_argument(
+        "--cells", type=int, default=None, help="only the first N sweep cells (default: all)"
+    )
     args = parser.parse_args()
     section = _section()
     print("training throughput (default model params):")
     throughput(section)
     inc = section["incidence"]
     cells = [(t, repr(float(s))) for t in inc["tasks"] for s in inc["support_fracs"]][: args.cells]
-    print(f"incidence sweep: {len(cells)} cells x {inc['seeds']} seeds x {section['models']['epochs']} epochs")
+    print(
+        f"incidence sweep: {len(cells)} cells x {inc['seeds']} seeds x "
+        f"{section['models']['epochs']} epochs"
+    )
     times = {w: sweep(section, w, cells) for w in (1, 2)}
     for w, t in times.items():
         print(f"  {w} worker(s): {t:6.1f} s wall")
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    print(f"  speed-up 2 vs 1 workers: {times[1] / times[2]:.2f}x  (on {os.cpu_count()} cores; load average {load}: "
-          "other processes on the machine lower the ratio)")
+    print(
+        f"  speed-up 2 vs 1 workers: {times[1] / times[2]:.2f}x  (on {os.cpu_count()} cores; load "
+        f"average {load}: "
+        "other processes on the machine lower the ratio)"
+    )
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""generate stage: `python stages/generate.py INSTRUMENT [STEP] [--arg KEY=VALUE]` (see nesybench.stages)."""
+"""generate stage: `python stages/generate.py INSTRUMENT [STEP] [--arg KEY=VALUE]` (see
+nesybench.stages)."""
 
 import os
 import sys
@@ -7,7 +8,7 @@ import sys
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
 
-from nesybench.stages import run_stage  # noqa: E402
+from nesybench.stages import run_stage
 
 if __name__ == "__main__":
     sys.exit(run_stage("generate"))

@@ -4,6 +4,10 @@ Each instrument contributes its commands from ``nesybench.<instrument>.cli``
 through a ``register(subparsers)`` function; a command's handler takes the parsed
 arguments and returns an exit status.  Bad input anywhere surfaces as
 ``error: <one line>`` with exit status 2 and no traceback.
+
+Start-up is kept short: :data:`COMMANDS` names each command's module and help
+line, so ``nesybench --help`` imports no instrument, and ``nesybench count ...``
+imports only the module that defines ``count`` (and what its handler needs).
 """
 
 from __future__ import annotations
@@ -12,8 +16,37 @@ import argparse
 import importlib
 import sys
 
-from . import INSTRUMENTS, __version__
-from .errors import ClaimFailed, UserError
+from . import __version__
+from .errors import ClaimFailed, UserError, report_stop
+
+# command -> (module whose register() adds it, one-line help).  A test checks that
+# each module registers exactly the commands listed for it here.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "count": (
+        "nesybench.shortcuts.cli",
+        "count the optima N_opt (label-preserving relabelings) of a knowledge on a support",
+    ),
+    "score-concepts": (
+        "nesybench.shortcuts.cli",
+        "score your model's concept predictions: AccC, F1(C), Cls(C), ECE(C), occurrence, AccY",
+    ),
+    "calibrate": (
+        "nesybench.calibration.cli",
+        "fit a calibrator on the cal split and audit the eval split before and after",
+    ),
+    "reliability": (
+        "nesybench.calibration.cli",
+        "reliability table, ECE/MCE, Brier decomposition, NLL and AUC of your scores",
+    ),
+    "check-trace": (
+        "nesybench.nli.cli",
+        "check chains of thought step by step: label accuracy vs proof accuracy",
+    ),
+    "mixture": (
+        "nesybench.axes.cli",
+        "the mixture confound: aggregates of two per-depth profiles under depth mixes",
+    ),
+}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -23,40 +56,51 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"error: {self.prog}: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _top_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
     parser = _Parser(
         prog="nesybench",
-        description="Measurement instruments for neuro-symbolic reasoning: score your own model's outputs.",
+        description="Measurement instruments for neuro-symbolic reasoning: score your own model's "
+        "outputs.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="Run `nesybench COMMAND --help` for a command's inputs and an example.",
     )
     parser.add_argument("--version", action="version", version=f"nesybench {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for instrument in INSTRUMENTS:
-        try:
-            module = importlib.import_module(f"nesybench.{instrument}.cli")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"nesybench.{instrument}.cli":
-                raise
-            continue  # instrument not landed yet
-        module.register(sub)
+    return parser, sub
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser for ``command`` (its module imported), or, with None, the index of all commands.
+    The parser for ``command`` (its module imported), or, with None, the index of all commands."""
+    parser, sub = _top_parser()
+    if command in COMMANDS:
+        importlib.import_module(COMMANDS[command][0]).register(sub)
+    else:
+        for name, (_, help_line) in COMMANDS.items():
+            sub.add_parser(name, help=help_line, add_help=False)
     return parser
 
 
+def _command_of(argv: list[str]) -> str | None:
+    """The first argument that is not an option: the command name, if any."""
+    for arg in argv:
+        if not arg.startswith("-"):
+            return arg
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(_command_of(argv))
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
+        print("error: nesybench: a COMMAND is required (listed above)", file=sys.stderr)
         return 2
     try:
         return int(args.func(args) or 0)
-    except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except ClaimFailed as exc:
-        print(f"claim failed: {exc}", file=sys.stderr)
-        return 1
+    except (UserError, ClaimFailed) as exc:
+        return report_stop(exc)
     except BrokenPipeError:
         return 0
 

@@ -48,11 +48,18 @@ def snakemake_jobs(root: Path) -> tuple[list[dict], dict]:
 
     jobs = []
     sink = io.StringIO()
-    with contextlib.redirect_stdout(sink), SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as api:
-        workflow_api = api.workflow(resource_settings=ResourceSettings(cores=1), snakefile=root / "Snakefile", workdir=root)
+    with (
+        contextlib.redirect_stdout(sink),
+        SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as api,
+    ):
+        workflow_api = api.workflow(
+            resource_settings=ResourceSettings(cores=1), snakefile=root / "Snakefile", workdir=root
+        )
         workflow_api.dag(DAGSettings(forceall=True))
         workflow = workflow_api._workflow  # the parsed workflow; the public API only prints DAGs
-        workflow._prepare_dag(forceall=True, ignore_incomplete=True, lock_warn_only=True, nolock=True)
+        workflow._prepare_dag(
+            forceall=True, ignore_incomplete=True, lock_warn_only=True, nolock=True
+        )
         workflow._build_dag()
         plots = {str(path): dict(spec) for path, spec in workflow.globals.get("PLOTS", {}).items()}
         for level in workflow.dag.toposorted():
@@ -117,7 +124,9 @@ def render(root: Path) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", default=".", help="repository root (default: .)")
-    parser.add_argument("--check", action="store_true", help="exit 1 if dvc.yaml differs from the rules")
+    parser.add_argument(
+        "--check", action="store_true", help="exit 1 if dvc.yaml differs from the rules"
+    )
     args = parser.parse_args(argv)
     root = Path(args.root).resolve()
     text = render(root)
@@ -127,8 +136,19 @@ def main(argv: list[str] | None = None) -> int:
         if current != text:
             import difflib
 
-            sys.stdout.writelines(difflib.unified_diff(current.splitlines(True), text.splitlines(True), "dvc.yaml (committed)", "dvc.yaml (from rules)"))
-            print("error: dvc.yaml has drifted from workflow/rules; run `python -m nesybench.dvc_export`", file=sys.stderr)
+            sys.stdout.writelines(
+                difflib.unified_diff(
+                    current.splitlines(True),
+                    text.splitlines(True),
+                    "dvc.yaml (committed)",
+                    "dvc.yaml (from rules)",
+                )
+            )
+            print(
+                "error: dvc.yaml has drifted from workflow/rules; run `python -m "
+                "nesybench.dvc_export`",
+                file=sys.stderr,
+            )
             return 1
         return 0
     from .io import atomic_write_text

@@ -108,7 +108,9 @@ def read_parquet(path: str | os.PathLike) -> pd.DataFrame:
     except FileNotFoundError:
         raise UserError(f"{path}: file not found") from None
     except (pa.ArrowInvalid, OSError) as exc:
-        raise UserError(f"{path}: not a readable Parquet file ({str(exc).splitlines()[0]})") from None
+        raise UserError(
+            f"{path}: not a readable Parquet file ({str(exc).splitlines()[0]})"
+        ) from None
 
 
 def parquet_metadata(path: str | os.PathLike) -> dict[str, str]:
@@ -118,7 +120,7 @@ def parquet_metadata(path: str | os.PathLike) -> dict[str, str]:
     for k, v in meta.items():
         k = k.decode()
         if k.startswith(META_PREFIX):
-            out[k[len(META_PREFIX):]] = v.decode()
+            out[k[len(META_PREFIX) :]] = v.decode()
     return out
 
 

@@ -45,11 +45,12 @@ def _validator(schema_dir: Path) -> Draft202012Validator:
     resources = []
     for file in sorted(schema_dir.glob("*.schema.yaml")):
         contents = _load_yaml(file, "schema")
-        resources.append((file.name, Resource.from_contents(contents, default_specification=_DRAFT)))
+        resources.append(
+            (file.name, Resource.from_contents(contents, default_specification=_DRAFT))
+        )
     registry = Registry().with_resources(resources)
     main = _load_yaml(schema_dir / MAIN_SCHEMA, "schema")
     return Draft202012Validator(main, registry=registry)
-
 
 
 def _describe(error) -> str:
@@ -76,9 +77,11 @@ def _describe(error) -> str:
         return f"{path} is missing required key {missing[0] if missing else v}"
     if kind == "additionalProperties":
         extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
-        return f"{path} has unknown key {extra[0] if extra else '?'}; allowed keys: {', '.join(sorted(error.schema.get('properties', {})))}"
+        allowed = ", ".join(sorted(error.schema.get("properties", {})))
+        return f"{path} has unknown key {extra[0] if extra else '?'}; allowed keys: {allowed}"
     if kind in ("minItems", "maxItems"):
-        return f"{path} must have {'at least' if kind == 'minItems' else 'at most'} {v} items, got {len(error.instance)}"
+        bound = "at least" if kind == "minItems" else "at most"
+        return f"{path} must have {bound} {v} items, got {len(error.instance)}"
     if kind == "minLength":
         return f"{path} must have at least {v} characters, got {got}"
     if kind == "maxLength":
@@ -93,9 +96,12 @@ def _describe(error) -> str:
 
 
 def validate_params(params: Any, *, schema_dir: Path, source: str = "params.yaml") -> dict:
-    """Validate ``params`` against the schema; raise one ``UserError`` line on the first violation."""
+    """Validate ``params`` against the schema; raise one ``UserError`` line on the first violation.
+    Validate ``params`` against the schema; raise one ``UserError`` line on the first violation."""
     validator = _validator(schema_dir)
-    errors = sorted(validator.iter_errors(params), key=lambda e: (list(map(str, e.absolute_path)), e.validator))
+    errors = sorted(
+        validator.iter_errors(params), key=lambda e: (list(map(str, e.absolute_path)), e.validator)
+    )
     if errors:
         # Prefer the deepest error: it names the exact key at fault.
         error = max(errors, key=lambda e: len(e.absolute_path))
@@ -108,7 +114,9 @@ def load_params(path: str | Path = "params.yaml") -> dict:
     path = Path(path)
     params = _load_yaml(path, "params file")
     if not isinstance(params, dict):
-        raise UserError(f"{path}: must be a mapping of instrument sections, got {type(params).__name__}")
+        raise UserError(
+            f"{path}: must be a mapping of instrument sections, got {type(params).__name__}"
+        )
     return validate_params(params, schema_dir=schema_dir_for(path), source=str(path))
 
 

@@ -17,7 +17,9 @@ def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def progress(items: Iterable[T], *, desc: str, total: int | None = None, every: int | None = None) -> Iterator[T]:
+def progress(
+    items: Iterable[T], *, desc: str, total: int | None = None, every: int | None = None
+) -> Iterator[T]:
     """Iterate ``items`` showing progress.
 
     On a terminal this is a tqdm bar; otherwise (Snakemake, CI, pipes) it logs

@@ -29,8 +29,9 @@ from typing import Any
 import pandas as pd
 
 from . import INSTRUMENTS, STAGES
+from .console import print_table
 from .errors import ClaimFailed, UserError
-from .io import read_parquet, write_csv, write_metrics, write_parquet, atomic_write_text, read_json
+from .io import atomic_write_text, read_json, read_parquet, write_csv, write_metrics, write_parquet
 from .params import load_params, params_hash
 from .progress import log
 
@@ -38,7 +39,16 @@ from .progress import log
 class StageContext:
     """What a stage function needs: its params and its artifact writers."""
 
-    def __init__(self, *, stage: str, instrument: str, params: dict, root: Path, args: dict[str, str], step: str | None):
+    def __init__(
+        self,
+        *,
+        stage: str,
+        instrument: str,
+        params: dict,
+        root: Path,
+        args: dict[str, str],
+        step: str | None,
+    ):
         self.stage = stage
         self.instrument = instrument
         self.all_params = params
@@ -50,15 +60,30 @@ class StageContext:
         self.written: list[Path] = []
 
     # ---- paths -----------------------------------------------------------
-    def data_path(self, name: str, *, stage: str | None = None, instrument: str | None = None, ext: str = "parquet") -> Path:
+    def data_path(
+        self,
+        name: str,
+        *,
+        stage: str | None = None,
+        instrument: str | None = None,
+        ext: str = "parquet",
+    ) -> Path:
         """``data/<stage>/<instrument>/<name>.<ext>`` (defaults: this stage and instrument)."""
-        return self.root / "data" / (stage or self.stage) / (instrument or self.instrument) / f"{name}.{ext}"
+        return (
+            self.root
+            / "data"
+            / (stage or self.stage)
+            / (instrument or self.instrument)
+            / f"{name}.{ext}"
+        )
 
     def plot_path(self, name: str) -> Path:
         return self.root / "reports" / "plots" / f"{self.instrument}-{name}.csv"
 
     # ---- writers ---------------------------------------------------------
-    def write_table(self, name: str, df: pd.DataFrame, *, key: list[str], metadata: dict[str, str] | None = None) -> Path:
+    def write_table(
+        self, name: str, df: pd.DataFrame, *, key: list[str], metadata: dict[str, str] | None = None
+    ) -> Path:
         """Write a deterministic Parquet table sorted by ``key``."""
         path = write_parquet(
             df,
@@ -79,7 +104,8 @@ class StageContext:
         return path
 
     def write_metrics(self, metrics: dict[str, Any], *, name: str = "metrics") -> Path:
-        """This stage's metrics; the report stage merges them into reports/metrics/<instrument>.json."""
+        """This stage's metrics; the report stage merges them into
+        reports/metrics/<instrument>.json."""
         path = write_metrics(self.data_path(name, ext="json"), metrics)
         self.written.append(path)
         return path
@@ -94,7 +120,9 @@ class StageContext:
     def read_table(self, name: str, *, stage: str, instrument: str | None = None) -> pd.DataFrame:
         return read_parquet(self.data_path(name, stage=stage, instrument=instrument))
 
-    def read_metrics(self, *, stage: str, instrument: str | None = None, name: str = "metrics") -> dict:
+    def read_metrics(
+        self, *, stage: str, instrument: str | None = None, name: str = "metrics"
+    ) -> dict:
         return read_json(self.data_path(name, stage=stage, instrument=instrument, ext="json"))
 
     # ---- console ---------------------------------------------------------
@@ -103,29 +131,31 @@ class StageContext:
 
     def print_table(self, title: str, df: pd.DataFrame, *, floatfmt: str = "{:.4f}") -> None:
         """Print a table to stdout the way the spec prints its committed runs."""
-        print(f"\n{title}")
-        print(format_table(df, floatfmt=floatfmt), flush=True)
-
-
-def format_table(df: pd.DataFrame, *, floatfmt: str = "{:.4f}") -> str:
-    """Fixed-width plain-text rendering of a small table."""
-    def cell(v: Any) -> str:
-        if isinstance(v, float):
-            return floatfmt.format(v)
-        return str(v)
-
-    rows = [[str(c) for c in df.columns]] + [[cell(v) for v in row] for row in df.itertuples(index=False)]
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))] if rows and rows[0] else []
-    lines = ["  ".join(v.rjust(w) if j else v.ljust(w) for j, (v, w) in enumerate(zip(r, widths))) for r in rows]
-    return "\n".join("  " + line.rstrip() for line in lines)
+        print_table(title, df, floatfmt=floatfmt)
 
 
 def _parse_args(stage: str, argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog=f"stages/{stage}.py", description=f"Run the {stage} stage of one instrument.")
-    parser.add_argument("instrument", choices=INSTRUMENTS + ("report",), help="instrument, or `report` for the report stage")
-    parser.add_argument("step", nargs="?", default=None, help="optional sub-step, e.g. one sweep cell")
-    parser.add_argument("--params", default="params.yaml", help="params file (default: params.yaml)")
-    parser.add_argument("--arg", action="append", default=[], metavar="KEY=VALUE", help="extra argument for the step")
+    parser = argparse.ArgumentParser(
+        prog=f"stages/{stage}.py", description=f"Run the {stage} stage of one instrument."
+    )
+    parser.add_argument(
+        "instrument",
+        choices=INSTRUMENTS + ("report",),
+        help="instrument, or `report` for the report stage",
+    )
+    parser.add_argument(
+        "step", nargs="?", default=None, help="optional sub-step, e.g. one sweep cell"
+    )
+    parser.add_argument(
+        "--params", default="params.yaml", help="params file (default: params.yaml)"
+    )
+    parser.add_argument(
+        "--arg",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="extra argument for the step",
+    )
     return parser.parse_args(argv)
 
 
@@ -143,7 +173,14 @@ def run_stage(stage: str, argv: list[str] | None = None) -> int:
             extra[key] = value
         params = load_params(args.params)
         root = Path(args.params).resolve().parent
-        ctx = StageContext(stage=stage, instrument=args.instrument, params=params, root=root, args=extra, step=args.step)
+        ctx = StageContext(
+            stage=stage,
+            instrument=args.instrument,
+            params=params,
+            root=root,
+            args=extra,
+            step=args.step,
+        )
         module = importlib.import_module(f"nesybench.{args.instrument}.pipeline")
         func_name = stage if args.step is None else f"{stage}_{args.step}"
         func = getattr(module, func_name, None)
@@ -159,4 +196,3 @@ def run_stage(stage: str, argv: list[str] | None = None) -> int:
     elapsed = time.perf_counter() - started
     log(f"[{args.instrument}:{stage}{':' + args.step if args.step else ''}] done in {elapsed:.1f}s")
     return 0
-

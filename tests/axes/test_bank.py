@@ -3,8 +3,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from nesybench.axes.bank import (LAYERS, BankConfig, Theory, balance_table, build_bank, label_theory,
-                                 sample_rule)
+from nesybench.axes.bank import (
+    LAYERS,
+    BankConfig,
+    Theory,
+    balance_table,
+    build_bank,
+    label_theory,
+    sample_rule,
+)
 from nesybench.reasoning.chainer import forward_chain
 from nesybench.reasoning.grammar import parse_sentence
 from nesybench.reasoning.prover import Prover
@@ -16,7 +23,8 @@ def test_build_bank_every_depth_is_exactly_balanced(default_bank):
     table = balance_table(questions)
     assert set(table["depth"]) == {0, 1, 2, 3}
     assert (table["n_true"] == table["n_false"]).all()
-    # "not" carries no label information: the True rate is 1/2 among plain and negated questions alike
+    # "not" carries no label information: the True rate is 1/2 among plain and negated questions
+    # alike
     assert (table["true_rate_plain"] == 0.5).all() and (table["true_rate_negated"] == 0.5).all()
 
 
@@ -71,8 +79,18 @@ def test_sample_rule_body_comes_from_the_layer_below():
 
 def test_label_theory_depth_with_negated_condition():
     x = ("X",)
-    t = Theory("eval", 0, ("anne", "bruno"), (Atom("cited", ("anne",)), Atom("cited", ("bruno",)), Atom("funded", ("bruno",))),
-               (Rule(Atom("productive", x), (Literal(Atom("cited", x)), Literal(Atom("funded", x), positive=False))),))
+    t = Theory(
+        "eval",
+        0,
+        ("anne", "bruno"),
+        (Atom("cited", ("anne",)), Atom("cited", ("bruno",)), Atom("funded", ("bruno",))),
+        (
+            Rule(
+                Atom("productive", x),
+                (Literal(Atom("cited", x)), Literal(Atom("funded", x), positive=False)),
+            ),
+        ),
+    )
     rows = label_theory(t, np.random.default_rng(0))
     depth1 = [r for r in rows if r["depth"] == 1]
     # productive(anne) holds (not funded); productive(bruno) does not (funded): the only
@@ -81,6 +99,14 @@ def test_label_theory_depth_with_negated_condition():
     derivable = {(r["pred"], r["entity"]) for r in depth1 if r["holds"]}
     partner = {(r["pred"], r["entity"]) for r in depth1 if not r["holds"]}
     assert derivable == {("productive", "anne")}
-    assert len(partner) == 1 and partner <= {("productive", "bruno"), ("collaborative", "anne"), ("collaborative", "bruno")}
+    assert len(partner) == 1 and partner <= {
+        ("productive", "bruno"),
+        ("collaborative", "anne"),
+        ("collaborative", "bruno"),
+    }
     assert sorted((r["holds"], r["negated"], r["label"]) for r in depth1) == [
-        (False, False, False), (False, True, True), (True, False, True), (True, True, False)]
+        (False, False, False),
+        (False, True, True),
+        (True, False, True),
+        (True, True, False),
+    ]

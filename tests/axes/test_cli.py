@@ -33,16 +33,19 @@ def test_mixture_cli_without_counts_has_no_aggregates(capsys):
     assert "aggregate_a" not in data and len(data["ties"]) == 6
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--a", "1,0.5", "--b", "1,0.5,0.2"], "--b: expected 2 accuracies"),
-    (["--a", "1,1.5", "--b", "1,0.5"], "--a: accuracies must be in [0, 1], got 1.5"),
-    (["--a", "1,0.5", "--b=-0.1,0.5"], "--b: accuracies must be in [0, 1], got -0.1"),
-    (["--a", "1,0.5", "--b", "1,0.5", "--n", "3,-2"], "--n: counts must be >= 0, got -2"),
-    (["--a", "1,0.5", "--b", "1,0.5", "--n", "3"], "--n: expected 2 counts"),
-    (["--a", "1,abc", "--b", "1,0.5"], "--a: expected comma-separated numbers"),
-    (["--a", "1,nan", "--b", "1,0.5"], "--a: expected finite numbers"),
-    (["--a", "1", "--b", "1"], "at least 2 depths"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--a", "1,0.5", "--b", "1,0.5,0.2"], "--b: expected 2 accuracies"),
+        (["--a", "1,1.5", "--b", "1,0.5"], "--a: accuracies must be in [0, 1], got 1.5"),
+        (["--a", "1,0.5", "--b=-0.1,0.5"], "--b: accuracies must be in [0, 1], got -0.1"),
+        (["--a", "1,0.5", "--b", "1,0.5", "--n", "3,-2"], "--n: counts must be >= 0, got -2"),
+        (["--a", "1,0.5", "--b", "1,0.5", "--n", "3"], "--n: expected 2 counts"),
+        (["--a", "1,abc", "--b", "1,0.5"], "--a: expected comma-separated numbers"),
+        (["--a", "1,nan", "--b", "1,0.5"], "--a: expected finite numbers"),
+        (["--a", "1", "--b", "1"], "at least 2 depths"),
+    ],
+)
 def test_mixture_cli_rejects_bad_input(capsys, argv, message):
     assert main(["mixture", *argv]) == 2
     err = capsys.readouterr().err
@@ -54,4 +57,7 @@ def test_mixture_cli_missing_argument_is_a_usage_error(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["mixture", "--b", "1,0.5"])
     assert exc.value.code == 2
-    assert "error: nesybench mixture: the following arguments are required: --a" in capsys.readouterr().err
+    assert (
+        "error: nesybench mixture: the following arguments are required: --a"
+        in capsys.readouterr().err
+    )

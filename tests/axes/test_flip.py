@@ -9,14 +9,21 @@ from nesybench.reasoning.terms import Atom, Literal, Rule
 
 def test_flip_one_condition_negates_the_extra_literal_only():
     x = ("X",)
-    rules = (Rule(Atom("productive", x), (Literal(Atom("cited", x)),)),
-             Rule(Atom("senior", x), (Literal(Atom("productive", x)), Literal(Atom("funded", x), positive=False))))
+    rules = (
+        Rule(Atom("productive", x), (Literal(Atom("cited", x)),)),
+        Rule(
+            Atom("senior", x),
+            (Literal(Atom("productive", x)), Literal(Atom("funded", x), positive=False)),
+        ),
+    )
     t = Theory("eval", 0, ("anne",), (), rules)
     edited, index = flip_one_condition(t, np.random.default_rng(0))
     assert index == 1
     assert edited.rules[0] == rules[0]
     assert edited.rules[1].body == (rules[1].body[0], Literal(Atom("funded", x), positive=True))
-    unchanged, none = flip_one_condition(Theory("eval", 1, ("anne",), (), rules[:1]), np.random.default_rng(0))
+    unchanged, none = flip_one_condition(
+        Theory("eval", 1, ("anne",), (), rules[:1]), np.random.default_rng(0)
+    )
     assert none is None and unchanged.rules == rules[:1]
 
 

@@ -1,4 +1,5 @@
-"""Each gadget: the spec's exact numbers, its pinning check, and its failure check firing on tampering."""
+"""Each gadget: the spec's exact numbers, its pinning check, and its failure check firing on
+tampering."""
 
 from __future__ import annotations
 
@@ -6,7 +7,15 @@ from dataclasses import replace
 
 import pytest
 
-from nesybench.axes.gadgets import proof_width, query_joins, scale, semantics, soundness, termination, trust
+from nesybench.axes.gadgets import (
+    proof_width,
+    query_joins,
+    scale,
+    semantics,
+    soundness,
+    termination,
+    trust,
+)
 from nesybench.errors import ClaimFailed
 
 
@@ -96,7 +105,9 @@ def test_semantics_candidates_are_new_facts():
 def test_trust_spec_values():
     rows = trust.run()
     assert [(r.extractor, r.task_accuracy, r.concept_accuracy) for r in rows] == [
-        ("faithful", 1.0, 1.0), ("swapped", 1.0, 0.0)]
+        ("faithful", 1.0, 1.0),
+        ("swapped", 1.0, 0.0),
+    ]
     trust.check(rows)
     with pytest.raises(ClaimFailed, match="concept accuracy"):
         trust.check([rows[0], replace(rows[1], concept_accuracy=1.0)])
@@ -104,8 +115,16 @@ def test_trust_spec_values():
 
 def test_scale_spec_values():
     rows = scale.run((8, 16, 32))
-    assert [(r.closure, r.waves_naive, r.waves_semi) for r in rows] == [(44, 8, 8), (152, 16, 16), (560, 32, 32)]
-    assert [(r.probes_naive, r.probes_semi) for r in rows] == [(1776, 340), (24480, 2344), (368192, 17488)]
+    assert [(r.closure, r.waves_naive, r.waves_semi) for r in rows] == [
+        (44, 8, 8),
+        (152, 16, 16),
+        (560, 32, 32),
+    ]
+    assert [(r.probes_naive, r.probes_semi) for r in rows] == [
+        (1776, 340),
+        (24480, 2344),
+        (368192, 17488),
+    ]
     assert [round(r.ratio, 1) for r in rows] == [5.2, 10.4, 21.1]
     assert all(r.oracle_equal for r in rows)
     scale.check(rows)

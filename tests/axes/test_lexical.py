@@ -3,8 +3,15 @@ from __future__ import annotations
 import pytest
 
 from nesybench.axes.bank import LAYERS
-from nesybench.axes.lexical import (REPAIRABLE, SYNONYMS, apply_synonyms, repair_lexicon, rewrite, run_pipeline,
-                                    translate)
+from nesybench.axes.lexical import (
+    REPAIRABLE,
+    SYNONYMS,
+    apply_synonyms,
+    repair_lexicon,
+    rewrite,
+    run_pipeline,
+    translate,
+)
 from nesybench.reasoning.terms import Atom
 
 

@@ -1,8 +1,17 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from nesybench.axes.mixture import aggregate, all_ties, mixture_report, mixture_weights, pure_depth_ranking, tie
+from nesybench.axes.mixture import (
+    aggregate,
+    all_ties,
+    mixture_report,
+    mixture_weights,
+    pure_depth_ranking,
+    tie,
+)
 from nesybench.errors import UserError
 
 A = [1.0000, 0.9659, 0.5000, 0.5000]
@@ -18,7 +27,9 @@ def test_aggregate_spec_values():
 def test_tie_spec_values_and_equal_aggregates():
     t = tie(A, B, 0, 1)
     assert round(t.pi, 4) == 0.3172 and round(t.accuracy, 4) == 0.9767
-    assert t.pi * A[0] + (1 - t.pi) * A[1] == pytest.approx(t.pi * B[0] + (1 - t.pi) * B[1], abs=1e-12)
+    assert t.pi * A[0] + (1 - t.pi) * A[1] == pytest.approx(
+        t.pi * B[0] + (1 - t.pi) * B[1], abs=1e-12
+    )
 
 
 def test_all_ties_marks_pairs_without_a_crossing():
@@ -41,27 +52,32 @@ def test_mixture_weights_sum_to_one():
     assert pi.sum() == pytest.approx(1.0) and round(pi[0], 3) == 0.536
 
 
-@pytest.mark.parametrize("a, b, n, message", [
-    ([1.2, 0.5], [0.5, 0.5], None, "in \\[0, 1\\]"),
-    ([0.5, 0.5], [0.5], None, "expected 2"),
-    ([0.5, 0.5], [0.5, 0.5], [1, -1], ">= 0"),
-    ([0.5, 0.5], [0.5, 0.5], [1, 2, 3], "expected 2 counts"),
-    ([0.5, 0.5], [0.5, 0.5], [0, 0], "not all be zero"),
-])
+@pytest.mark.parametrize(
+    "a, b, n, message",
+    [
+        ([1.2, 0.5], [0.5, 0.5], None, "in \\[0, 1\\]"),
+        ([0.5, 0.5], [0.5], None, "expected 2"),
+        ([0.5, 0.5], [0.5, 0.5], [1, -1], ">= 0"),
+        ([0.5, 0.5], [0.5, 0.5], [1, 2, 3], "expected 2 counts"),
+        ([0.5, 0.5], [0.5, 0.5], [0, 0], "not all be zero"),
+    ],
+)
 def test_mixture_report_rejects_bad_input(a, b, n, message):
     with pytest.raises(UserError, match=message):
         mixture_report(a, b, n)
 
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 _acc = st.floats(0.0, 1.0, allow_nan=False)
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.integers(2, 5).flatmap(lambda k: st.tuples(st.lists(_acc, min_size=k, max_size=k),
-                                                     st.lists(_acc, min_size=k, max_size=k))))
+@given(
+    st.integers(2, 5).flatmap(
+        lambda k: st.tuples(
+            st.lists(_acc, min_size=k, max_size=k), st.lists(_acc, min_size=k, max_size=k)
+        )
+    )
+)
 def test_all_ties_property(profiles):
     a, b = profiles
     for t in all_ties(a, b):

@@ -17,7 +17,8 @@ STAGES = ("generate", "count", "train", "score")
 
 
 def _scratch(tmp_path: Path, edit=None) -> Path:
-    """A scratch root holding only the axes section and its schema (other sections may be mid-edit)."""
+    """A scratch root holding only the axes section and its schema (other sections may be mid-edit).
+    A scratch root holding only the axes section and its schema (other sections may be mid-edit)."""
     schemas = tmp_path / "workflow" / "schemas"
     schemas.mkdir(parents=True)
     shutil.copy(REPO / "workflow" / "schemas" / "axes.schema.yaml", schemas)
@@ -45,14 +46,26 @@ def pipeline_root(tmp_path_factory):
 
 def test_pipeline_writes_every_declared_output(pipeline_root):
     expected = [
-        "data/generate/axes/bank.parquet", "data/generate/axes/questions.parquet", "data/generate/axes/metrics.json",
-        "data/count/axes/depth_mix.parquet", "data/count/axes/design.parquet", "data/count/axes/metrics.json",
-        "data/train/axes/soft_reasoner.parquet", "data/train/axes/metrics.json",
-        *[f"data/score/axes/{n}.parquet" for n in ("per_depth", "synonym_depth", "flip", "mixture", "gadgets")],
-        "data/score/axes/metrics.json", "reports/plots/axes-per_depth.csv",
+        "data/generate/axes/bank.parquet",
+        "data/generate/axes/questions.parquet",
+        "data/generate/axes/metrics.json",
+        "data/count/axes/depth_mix.parquet",
+        "data/count/axes/design.parquet",
+        "data/count/axes/metrics.json",
+        "data/train/axes/soft_reasoner.parquet",
+        "data/train/axes/metrics.json",
+        *[
+            f"data/score/axes/{n}.parquet"
+            for n in ("per_depth", "synonym_depth", "flip", "mixture", "gadgets")
+        ],
+        "data/score/axes/metrics.json",
+        "reports/plots/axes-per_depth.csv",
     ]
-    written = sorted(str(p.relative_to(pipeline_root)) for p in pipeline_root.rglob("*") if p.is_file()
-                     and not str(p.relative_to(pipeline_root)).startswith(("workflow", "params")))
+    written = sorted(
+        str(p.relative_to(pipeline_root))
+        for p in pipeline_root.rglob("*")
+        if p.is_file() and not str(p.relative_to(pipeline_root)).startswith(("workflow", "params"))
+    )
     assert written == sorted(expected)
 
 
@@ -64,7 +77,10 @@ def test_pipeline_metrics_carry_the_claimed_numbers(pipeline_root):
     assert m["score.soft_reasoner.depth_0"] - m["score.soft_reasoner.depth_3"] >= 0.25
     assert m["score.flip.prover_tracked_after"] == m["score.flip.n_flipped"] > 0
     assert 0 <= m["score.mixture.tie_01_pi0"] <= 1
-    assert m["score.gadgets.scale.m8.closure"] == 44 and m["score.gadgets.query_joins.k7.witnesses"] == 126
+    assert (
+        m["score.gadgets.scale.m8.closure"] == 44
+        and m["score.gadgets.query_joins.k7.witnesses"] == 126
+    )
     c = json.loads((pipeline_root / "data/count/axes/metrics.json").read_text())
     assert c["count.design.questions_total"] == 841_995
     per_depth = read_parquet(pipeline_root / "data/score/axes/per_depth.parquet")
@@ -81,14 +97,26 @@ def test_pipeline_is_byte_identical_on_rerun(pipeline_root, tmp_path):
             assert twin.read_bytes() == path.read_bytes(), path.name
 
 
-@pytest.mark.parametrize("edit, message", [
-    (lambda a: a["bank"].update(fact_prob=1.5), "params.yaml: axes.bank.fact_prob must be < 1, got 1.5"),
-    (lambda a: a["bank"].update(n_entities=0), "axes.bank.n_entities must be >= 1, got 0"),
-    (lambda a: a.update(colour="red"), "axes has unknown key colour"),
-    (lambda a: a["gadgets"].update(chase_budgets=[40, 10]), "axes.gadgets.chase_budgets must be increasing"),
-    (lambda a: a["gadgets"].update(cycle_k_max=3), "axes.gadgets.cycle_k_max must be >= 4"),
-    (lambda a: a["lexical"].update(synonym_prob="high"), "axes.lexical.synonym_prob must be of type number"),
-])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (
+            lambda a: a["bank"].update(fact_prob=1.5),
+            "params.yaml: axes.bank.fact_prob must be < 1, got 1.5",
+        ),
+        (lambda a: a["bank"].update(n_entities=0), "axes.bank.n_entities must be >= 1, got 0"),
+        (lambda a: a.update(colour="red"), "axes has unknown key colour"),
+        (
+            lambda a: a["gadgets"].update(chase_budgets=[40, 10]),
+            "axes.gadgets.chase_budgets must be increasing",
+        ),
+        (lambda a: a["gadgets"].update(cycle_k_max=3), "axes.gadgets.cycle_k_max must be >= 4"),
+        (
+            lambda a: a["lexical"].update(synonym_prob="high"),
+            "axes.lexical.synonym_prob must be of type number",
+        ),
+    ],
+)
 def test_pipeline_rejects_bad_params(tmp_path, capsys, edit, message):
     params = _scratch(tmp_path, edit)
     assert run_stage("generate", ["axes", "--params", str(params)]) == 2
@@ -102,7 +130,10 @@ def test_pipeline_claim_failure_exits_1_and_writes_nothing(pipeline_root, tmp_pa
     shutil.copytree(pipeline_root / "data", tmp_path / "data")
     shutil.rmtree(tmp_path / "data" / "score")
     assert run_stage("score", ["axes", "--params", str(params)]) == 1
-    assert "claim failed: [axes:score] soft reasoner depth-3 accuracy must be <= 0.3" in capsys.readouterr().err
+    assert (
+        "claim failed: [axes:score] soft reasoner depth-3 accuracy must be <= 0.3"
+        in capsys.readouterr().err
+    )
     assert not (tmp_path / "data" / "score").exists()
 
 
@@ -117,7 +148,9 @@ def test_report_section_reads_only_artifacts(pipeline_root):
     titles = [b.title for b in blocks if isinstance(b, Table)]
     assert any("Per-depth factorization" in t for t in titles)
     assert any("synonym" in t for t in titles) and any("Flip probe" in t for t in titles)
-    assert any("Seven gadgets" in t for t in titles) and any("Design arithmetic" in t for t in titles)
+    assert any("Seven gadgets" in t for t in titles) and any(
+        "Design arithmetic" in t for t in titles
+    )
     assert sum(isinstance(b, Figure) for b in blocks) == 1
     scale = next(b.df for b in blocks if isinstance(b, Table) and "scale" in b.title)
     assert scale["closure"].tolist() == [44, 152, 560]

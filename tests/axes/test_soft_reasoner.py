@@ -3,14 +3,22 @@ from __future__ import annotations
 import numpy as np
 
 from nesybench.axes.bank import Theory
-from nesybench.axes.soft_reasoner import FEATURES, SoftReasoner, accuracy_by_depth, feature_matrix, local_features
+from nesybench.axes.soft_reasoner import (
+    FEATURES,
+    SoftReasoner,
+    accuracy_by_depth,
+    feature_matrix,
+    local_features,
+)
 from nesybench.reasoning.terms import Atom, Literal, Rule
 
 
 def test_soft_reasoner_collapses_with_depth(default_bank, fitted_reasoner):
     _, questions, theories = default_bank
     ev = questions[questions["split"] == "eval"]
-    acc = accuracy_by_depth(ev, fitted_reasoner.predict(feature_matrix(ev, theories))).set_index("depth")["accuracy"]
+    acc = accuracy_by_depth(ev, fitted_reasoner.predict(feature_matrix(ev, theories))).set_index(
+        "depth"
+    )["accuracy"]
     assert acc[3] <= 0.65
     assert acc[0] - acc[3] >= 0.25
     assert acc[0] == 1.0  # stated facts are read off directly
@@ -19,11 +27,28 @@ def test_soft_reasoner_collapses_with_depth(default_bank, fitted_reasoner):
 
 def test_local_features_ignore_negated_conditions():
     x = ("X",)
-    t = Theory("eval", 0, ("anne",), (Atom("cited", ("anne",)), Atom("funded", ("anne",))),
-               (Rule(Atom("productive", x), (Literal(Atom("cited", x)), Literal(Atom("funded", x), positive=False))),))
+    t = Theory(
+        "eval",
+        0,
+        ("anne",),
+        (Atom("cited", ("anne",)), Atom("funded", ("anne",))),
+        (
+            Rule(
+                Atom("productive", x),
+                (Literal(Atom("cited", x)), Literal(Atom("funded", x), positive=False)),
+            ),
+        ),
+    )
     f = local_features(t, "productive", "anne", True)
-    # one_step fires although the negated condition fails: the reasoner looks one step and no further
-    assert f == {"stated": 0.0, "one_step": 1.0, "negated": 1.0, "stated_x_negated": 0.0, "one_step_x_negated": 1.0}
+    # one_step fires although the negated condition fails: the reasoner looks one step and no
+    # further
+    assert f == {
+        "stated": 0.0,
+        "one_step": 1.0,
+        "negated": 1.0,
+        "stated_x_negated": 0.0,
+        "one_step_x_negated": 1.0,
+    }
 
 
 def test_soft_reasoner_table_round_trip(default_bank, fitted_reasoner):

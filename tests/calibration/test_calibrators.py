@@ -8,7 +8,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from sklearn.isotonic import IsotonicRegression
 
-from nesybench.calibration.audit import ledger_table, repair, audit
+from nesybench.calibration.audit import audit, ledger_table, repair
 from nesybench.calibration.calibrators import (
     IsotonicCalibrator,
     PlattCalibrator,
@@ -73,7 +73,9 @@ def test_repair_and_ledger_measure_what_moved():
     led = ledger_table(before, reps).set_index("metric")
     assert not led.loc["acc", "moved_temperature"] and not led.loc["auc", "moved_temperature"]
     assert led.loc["ece", "moved_temperature"] and led.loc["nll", "moved_temperature"]
-    assert led.loc["nll", "temperature"] < led.loc["nll", "before"]  # inflated scores: softening helps
+    assert (
+        led.loc["nll", "temperature"] < led.loc["nll", "before"]
+    )  # inflated scores: softening helps
     assert reps[0].params["tau"] > 1
 
 
@@ -88,8 +90,11 @@ def test_saturated_scores_break_the_float_invariance_and_it_is_detected():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.integers(-3000, 3000), min_size=2, max_size=80, unique=True), st.floats(0.05, 20.0),
-       st.randoms(use_true_random=False))
+@given(
+    st.lists(st.integers(-3000, 3000), min_size=2, max_size=80, unique=True),
+    st.floats(0.05, 20.0),
+    st.randoms(use_true_random=False),
+)
 def test_temperature_invariance_holds_on_unsaturated_scores(centi_scores, tau, rnd):
     s = np.array(centi_scores) / 100.0  # |s| <= 30: sigmoid does not saturate, scores 0.01 apart
     assume(np.abs(s).max() / tau <= 30.0)  # nor after sharpening (tau < 1)

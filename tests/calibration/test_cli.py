@@ -41,7 +41,9 @@ def test_calibrate_json_contract(tmp_path, capsys):
         assert len(out[side]["bins"]) == 10
         assert set(out[side]["bins"][0]) == {"lo", "hi", "count", "conf", "acc"}
     ev = df[df["split"] == "eval"]
-    assert out["before"]["ece"] == pytest.approx(expected_calibration_error(ev["label"], sigmoid(ev["score"])), abs=1e-15)
+    assert out["before"]["ece"] == pytest.approx(
+        expected_calibration_error(ev["label"], sigmoid(ev["score"])), abs=1e-15
+    )
     assert out["before"]["auc"] == out["after"]["auc"]
 
 
@@ -49,7 +51,22 @@ def test_calibrate_json_contract(tmp_path, capsys):
 def test_calibrate_other_methods_and_out_file(tmp_path, capsys, method):
     path = _write(tmp_path, _scores())
     out_path = tmp_path / "calibrated.parquet"
-    assert main(["calibrate", path, "--method", method, "--bins", "5", "--bins-right-closed", "--out", str(out_path)]) == 0
+    assert (
+        main(
+            [
+                "calibrate",
+                path,
+                "--method",
+                method,
+                "--bins",
+                "5",
+                "--bins-right-closed",
+                "--out",
+                str(out_path),
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     assert "BEFORE" in text and f"AFTER ({method}" in text
     out = read_parquet(out_path)
@@ -67,15 +84,42 @@ def test_reliability_command(tmp_path, capsys):
 BAD_INPUTS = [
     ("missing score", lambda d: d.drop(columns="score"), "missing column 'score'"),
     ("missing split", lambda d: d.drop(columns="split"), "missing column 'split'"),
-    ("score as string", lambda d: d.assign(score=d["score"].astype(str)), "column 'score' must be float"),
-    ("label as float", lambda d: d.assign(label=d["label"].astype(float)), "column 'label' must be integer 0/1"),
-    ("label 2", lambda d: d.assign(label=np.where(np.arange(len(d)) == 3, 2, d["label"])), "only 0 and 1, got [2]"),
-    ("nan score", lambda d: d.assign(score=np.where(np.arange(len(d)) == 5, np.nan, d["score"])), "must be finite, got nan in row 5"),
-    ("inf score", lambda d: d.assign(score=np.where(np.arange(len(d)) == 0, np.inf, d["score"])), "must be finite, got inf in row 0"),
-    ("unknown split", lambda d: d.assign(split=np.where(np.arange(len(d)) == 0, "test", d["split"])), "must be 'cal' or 'eval', got ['test']"),
+    (
+        "score as string",
+        lambda d: d.assign(score=d["score"].astype(str)),
+        "column 'score' must be float",
+    ),
+    (
+        "label as float",
+        lambda d: d.assign(label=d["label"].astype(float)),
+        "column 'label' must be integer 0/1",
+    ),
+    (
+        "label 2",
+        lambda d: d.assign(label=np.where(np.arange(len(d)) == 3, 2, d["label"])),
+        "only 0 and 1, got [2]",
+    ),
+    (
+        "nan score",
+        lambda d: d.assign(score=np.where(np.arange(len(d)) == 5, np.nan, d["score"])),
+        "must be finite, got nan in row 5",
+    ),
+    (
+        "inf score",
+        lambda d: d.assign(score=np.where(np.arange(len(d)) == 0, np.inf, d["score"])),
+        "must be finite, got inf in row 0",
+    ),
+    (
+        "unknown split",
+        lambda d: d.assign(split=np.where(np.arange(len(d)) == 0, "test", d["split"])),
+        "must be 'cal' or 'eval', got ['test']",
+    ),
     ("empty eval", lambda d: d.assign(split="cal"), "split 'eval' is empty"),
-    ("one class in cal", lambda d: d.assign(label=np.where(d["split"] == "cal", 1, d["label"]).astype("int64")),
-     "split 'cal' has only label 1 (20 rows); it needs both classes"),
+    (
+        "one class in cal",
+        lambda d: d.assign(label=np.where(d["split"] == "cal", 1, d["label"]).astype("int64")),
+        "split 'cal' has only label 1 (20 rows); it needs both classes",
+    ),
     ("no rows", lambda d: d.iloc[:0], "no rows"),
 ]
 
@@ -99,13 +143,19 @@ def _exit_code(argv) -> int:
         return exc.code
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["calibrate", "{path}", "--method", "beta"], "invalid choice: 'beta'"),
-    (["calibrate", "{path}", "--method", "platt", "--bins", "0"], "must be an integer >= 1, got 0"),
-    (["calibrate", "{path}"], "--method"),
-    (["calibrate", "{missing}", "--method", "platt"], "file not found"),
-    (["calibrate", "{notparquet}", "--method", "platt"], "not a readable Parquet file"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["calibrate", "{path}", "--method", "beta"], "invalid choice: 'beta'"),
+        (
+            ["calibrate", "{path}", "--method", "platt", "--bins", "0"],
+            "must be an integer >= 1, got 0",
+        ),
+        (["calibrate", "{path}"], "--method"),
+        (["calibrate", "{missing}", "--method", "platt"], "file not found"),
+        (["calibrate", "{notparquet}", "--method", "platt"], "not a readable Parquet file"),
+    ],
+)
 def test_calibrate_bad_arguments_exit_2(tmp_path, capsys, argv, message):
     path = _write(tmp_path, _scores(n=40))
     junk = tmp_path / "junk.parquet"

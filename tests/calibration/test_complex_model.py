@@ -34,7 +34,9 @@ def test_gradient_step_matches_finite_differences():
     lr = 1e-6
     stepped.gradient_step(h, r, t, y, lr=lr, l2=0.0)
     for name in ("ent_re", "ent_im", "rel_re", "rel_im"):
-        analytic = (getattr(base, name) - getattr(stepped, name)) / lr  # the gradient the step applied
+        analytic = (
+            getattr(base, name) - getattr(stepped, name)
+        ) / lr  # the gradient the step applied
         numeric = np.zeros_like(analytic)
         for idx in np.ndindex(analytic.shape):
             for sign in (+1, -1):
@@ -48,13 +50,28 @@ def test_training_is_deterministic_and_memorises():
     w = load_world()
 
     def run():
-        return train_complex(w.train, w.entities, w.relations, dim=8, epochs=1000, lr=1.0, l2=0.0, init_scale=0.1,
-                             rng_init=child_rng(5, "init"), rng_corrupt=child_rng(5, "corrupt"), show_progress=False)
+        return train_complex(
+            w.train,
+            w.entities,
+            w.relations,
+            dim=8,
+            epochs=1000,
+            lr=1.0,
+            l2=0.0,
+            init_scale=0.1,
+            rng_init=child_rng(5, "init"),
+            rng_corrupt=child_rng(5, "corrupt"),
+            show_progress=False,
+        )
 
     (m1, c1), (m2, c2) = run(), run()
     assert np.array_equal(m1.ent_re, m2.ent_re) and c1.equals(c2)
     assert c1["loss"].iloc[-50:].mean() < 0.1 * c1["loss"].iloc[0]
     ent = {e: i for i, e in enumerate(w.entities)}
     rel = {r: i for i, r in enumerate(w.relations)}
-    s = m1.score([ent[h] for h, _, _ in w.train], [rel[r] for _, r, _ in w.train], [ent[t] for _, _, t in w.train])
+    s = m1.score(
+        [ent[h] for h, _, _ in w.train],
+        [rel[r] for _, r, _ in w.train],
+        [ent[t] for _, _, t in w.train],
+    )
     assert np.all(s > 0)  # every training triple is recalled

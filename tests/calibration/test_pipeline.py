@@ -1,4 +1,5 @@
-"""The calibration stages end to end on the default params: claims, artifacts, determinism, exit codes."""
+"""The calibration stages end to end on the default params: claims, artifacts, determinism, exit
+codes."""
 
 from __future__ import annotations
 
@@ -39,12 +40,28 @@ def root(tmp_path_factory):
 def test_pipeline_prints_tables_and_writes_declared_artifacts(root, capsys):
     assert _run(root, "calibrate") == 0
     out = capsys.readouterr().out
-    for marker in ("[3] temperature scaling", "[4a] AFTER (temperature)", "[5] ledger", "[6] invariances", "[7] 95%"):
+    for marker in (
+        "[3] temperature scaling",
+        "[4a] AFTER (temperature)",
+        "[5] ledger",
+        "[6] invariances",
+        "[7] 95%",
+    ):
         assert marker in out
-    for name in ("after_reliability", "ledger", "invariance", "temperature_trace", "bootstrap", "exhibit_after"):
+    for name in (
+        "after_reliability",
+        "ledger",
+        "invariance",
+        "temperature_trace",
+        "bootstrap",
+        "exhibit_after",
+    ):
         assert (root / "data" / "calibrate" / "calibration" / f"{name}.parquet").exists()
-    assert (root / "reports" / "plots" / "calibration-reliability.csv").read_text().startswith(
-        "method,bin,conf,acc,count,acc_lo,acc_hi\n")
+    assert (
+        (root / "reports" / "plots" / "calibration-reliability.csv")
+        .read_text()
+        .startswith("method,bin,conf,acc,count,acc_lo,acc_hi\n")
+    )
 
 
 def test_pipeline_metrics_and_spec_claims(root):
@@ -56,15 +73,17 @@ def test_pipeline_metrics_and_spec_claims(root):
         assert key in m
     for key in ("ece_before", "nll_before", "brier_before", "auc"):
         assert key in s
-    assert m["tau"] > 1 and m["tau_direction"] == "overconfident"   # spec: raw reading overconfident
-    assert m["ece_after"] < s["ece_before"]                         # spec: ECE strictly improves
+    assert m["tau"] > 1 and m["tau_direction"] == "overconfident"  # spec: raw reading overconfident
+    assert m["ece_after"] < s["ece_before"]  # spec: ECE strictly improves
     assert m["nll_cal_at_tau"] <= m["nll_cal_at_tau1"]
     assert m["auc_after"] == s["auc"] and m["acc_after"] == s["acc_before"]  # bit-identical
     inv = read_parquet(root / "data/calibrate/calibration/invariance.parquet")
     assert inv[inv["method"] == "temperature"]["held"].all()
     ledger = read_parquet(root / "data/calibrate/calibration/ledger.parquet").set_index("metric")
     assert not ledger.loc["acc", "moved_temperature"] and not ledger.loc["auc", "moved_temperature"]
-    before = read_parquet(root / "data/score/calibration/before_summary.parquet").set_index("metric")["value"]
+    before = read_parquet(root / "data/score/calibration/before_summary.parquet").set_index(
+        "metric"
+    )["value"]
     parts = before["brier_calibration"] + before["brier_refinement"] + before["brier_residual"]
     assert abs(parts - before["brier"]) <= 1e-12
 
@@ -77,8 +96,12 @@ def test_pipeline_tau_matches_scipy_on_the_calibration_half(root):
     lab = read_parquet(root / "data/generate/calibration/labelled.parquet")
     scores = read_parquet(root / "data/train/calibration/scores.parquet")
     cal = lab.merge(scores, on="triple_id").query("split == 'cal'")
-    ref = minimize_scalar(lambda t: nll_from_scores(cal["label"], cal["score"], temperature=t), bounds=(0.05, 20.0),
-                          method="bounded", options={"xatol": 1e-12})
+    ref = minimize_scalar(
+        lambda t: nll_from_scores(cal["label"], cal["score"], temperature=t),
+        bounds=(0.05, 20.0),
+        method="bounded",
+        options={"xatol": 1e-12},
+    )
     tau = read_json(root / "data/calibrate/calibration/metrics.json")["tau"]
     assert abs(tau - ref.x) / ref.x <= 1e-6
 
@@ -100,7 +123,10 @@ def test_failed_claim_exits_1_and_writes_nothing(root, tmp_path, capsys):
     shutil.copytree(root / "data", other / "data")
     shutil.rmtree(other / "data" / "calibrate")
     assert _run(other, "calibrate") == 1
-    assert "claim failed: [calibration:calibrate] the raw reading is underconfident" in capsys.readouterr().err
+    assert (
+        "claim failed: [calibration:calibrate] the raw reading is underconfident"
+        in capsys.readouterr().err
+    )
     assert not (other / "data" / "calibrate").exists()
 
 
@@ -110,16 +136,24 @@ def test_ece_claim_can_fail_on_another_seed(tmp_path, capsys):
     for stage in STAGES[:-1]:
         assert _run(other, stage) == 0
     assert _run(other, "calibrate") == 1
-    assert "ECE on the evaluation half strictly improves under temperature" in capsys.readouterr().err
+    assert (
+        "ECE on the evaluation half strictly improves under temperature" in capsys.readouterr().err
+    )
 
 
-@pytest.mark.parametrize("override, message", [
-    ({"corruptions": 0}, "calibration.corruptions must be >= 1, got 0"),
-    ({"cal_fraction": 1.5}, "calibration.cal_fraction must be < 1, got 1.5"),
-    ({"strategy": "kmeans"}, "calibration.strategy must be one of"),
-    ({"model": {"dim": 8, "epochs": 10, "lr": -1.0, "l2": 0.0, "init_scale": 0.1}}, "calibration.model.lr must be > 0"),
-    ({"extra": 1}, "calibration has unknown key extra"),
-])
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ({"corruptions": 0}, "calibration.corruptions must be >= 1, got 0"),
+        ({"cal_fraction": 1.5}, "calibration.cal_fraction must be < 1, got 1.5"),
+        ({"strategy": "kmeans"}, "calibration.strategy must be one of"),
+        (
+            {"model": {"dim": 8, "epochs": 10, "lr": -1.0, "l2": 0.0, "init_scale": 0.1}},
+            "calibration.model.lr must be > 0",
+        ),
+        ({"extra": 1}, "calibration has unknown key extra"),
+    ],
+)
 def test_bad_params_exit_2_with_one_line(tmp_path, capsys, override, message):
     other = _make_root(tmp_path / "d", **override)
     assert _run(other, "generate") == 2
@@ -137,7 +171,9 @@ def test_report_section_reads_artifacts(root):
     params = load_params(root / "params.yaml")["calibration"]
     blocks = section(ReportLoader(root, "calibration", params))
     titles = [b.title for b in blocks if isinstance(b, (Table, Figure))]
-    assert any(t.startswith("BEFORE") for t in titles) and any(t.startswith("Ledger") for t in titles)
+    assert any(t.startswith("BEFORE") for t in titles) and any(
+        t.startswith("Ledger") for t in titles
+    )
     assert sum(t.startswith("AFTER") for t in titles) == 3
     fig = [b for b in blocks if isinstance(b, Figure)][0]
     assert len(fig.figure.axes) == 4

@@ -34,8 +34,12 @@ def test_golden_section_widths_match_spec_trace():
     assert f"{widths[30]:.3e}" == "1.072e-05"
     assert f"{widths[40]:.3e}" == "8.718e-08"
     for k, w in widths.items():
-        assert w == pytest.approx(19.95 * INV_PHI ** k, rel=1e-9)
-    assert r.converged and r.width <= 1e-8 and r.iterations == math.ceil(math.log(1e-8 / 19.95) / math.log(INV_PHI))
+        assert w == pytest.approx(19.95 * INV_PHI**k, rel=1e-9)
+    assert (
+        r.converged
+        and r.width <= 1e-8
+        and r.iterations == math.ceil(math.log(1e-8 / 19.95) / math.log(INV_PHI))
+    )
 
 
 def test_golden_section_finds_minimum_and_is_deterministic():
@@ -57,8 +61,12 @@ def test_golden_section_stops_at_max_iter_and_rejects_bad_bracket():
 def test_fit_temperature_matches_scipy_minimize_scalar(seed):
     s, y = _overconfident(seed)
     fit = fit_temperature(s, y)
-    ref = minimize_scalar(lambda t: nll_from_scores(y, s, temperature=t), bounds=(0.05, 20.0), method="bounded",
-                          options={"xatol": 1e-12})
+    ref = minimize_scalar(
+        lambda t: nll_from_scores(y, s, temperature=t),
+        bounds=(0.05, 20.0),
+        method="bounded",
+        options={"xatol": 1e-12},
+    )
     assert abs(fit.tau - ref.x) / ref.x <= 1e-6
     assert fit.nll <= fit.nll_at_1
     assert fit.nll == pytest.approx(nll_from_scores(y, s, temperature=fit.tau), abs=0)
@@ -93,8 +101,12 @@ def test_fit_temperature_softmax_matches_scipy(seed):
     probs = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
     labels = np.array([rng.choice(k, p=row) for row in probs])
     fit = fit_temperature_softmax(3.0 * logits, labels)
-    ref = minimize_scalar(lambda t: softmax_nll(3.0 * logits, labels, temperature=t), bounds=(0.05, 20.0),
-                          method="bounded", options={"xatol": 1e-12})
+    ref = minimize_scalar(
+        lambda t: softmax_nll(3.0 * logits, labels, temperature=t),
+        bounds=(0.05, 20.0),
+        method="bounded",
+        options={"xatol": 1e-12},
+    )
     assert abs(fit.tau - ref.x) / ref.x <= 1e-6
     assert fit.tau > 1  # logits inflated 3x: overconfident
 
@@ -102,7 +114,9 @@ def test_fit_temperature_softmax_matches_scipy(seed):
 def test_softmax_with_two_classes_equals_binary_fit():
     s, y = _overconfident(1)
     logits = np.column_stack([np.zeros_like(s), s])  # softmax([0, s]) = sigmoid(s)
-    assert fit_temperature_softmax(logits, y).tau == pytest.approx(fit_temperature(s, y).tau, rel=1e-6)
+    assert fit_temperature_softmax(logits, y).tau == pytest.approx(
+        fit_temperature(s, y).tau, rel=1e-6
+    )
 
 
 def test_fit_temperature_softmax_rejects_bad_labels():

@@ -53,13 +53,16 @@ def test_too_many_corruptions_is_a_user_error():
         build_labelled(load_world(), corruptions=200, seed=0, max_redraws=50)
 
 
-@pytest.mark.parametrize("text, message", [
-    ("entities: {a: [x]}\n", "expected keys"),
-    ("entities: {p: [x, x]}\nrelations: [r]\ntriples: []\n", "unique"),
-    ("entities: {p: [x]}\nrelations: [r]\ntriples: [[x, r, y]]\n", "unknown entity"),
-    ("entities: {p: [x]}\nrelations: [r]\ntriples: [[x, r, x, maybe]]\n", "triples\\[0\\]"),
-    ("entities: [\n", "not valid YAML"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("entities: {a: [x]}\n", "expected keys"),
+        ("entities: {p: [x, x]}\nrelations: [r]\ntriples: []\n", "unique"),
+        ("entities: {p: [x]}\nrelations: [r]\ntriples: [[x, r, y]]\n", "unknown entity"),
+        ("entities: {p: [x]}\nrelations: [r]\ntriples: [[x, r, x, maybe]]\n", "triples\\[0\\]"),
+        ("entities: [\n", "not valid YAML"),
+    ],
+)
 def test_bad_world_file_is_one_clear_error(tmp_path, text, message):
     path = tmp_path / "world.yaml"
     path.write_text(text)

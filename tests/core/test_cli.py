@@ -40,3 +40,34 @@ def test_no_command_prints_help_and_exits_2(capsys):
 def test_parser_registers_each_command_once():
     sub = next(a for a in build_parser()._actions if a.dest == "command")
     assert sorted(sub.choices) == sorted(COMMANDS)
+
+
+def test_command_table_matches_what_each_module_registers():
+    """The lazy index (COMMANDS) must list exactly what each instrument module registers."""
+    import argparse
+    import importlib
+
+    from nesybench.cli import COMMANDS as TABLE
+
+    for module_name in sorted({module for module, _ in TABLE.values()}):
+        parser = argparse.ArgumentParser()
+        sub = parser.add_subparsers(dest="command")
+        importlib.import_module(module_name).register(sub)
+        listed = sorted(name for name, (module, _) in TABLE.items() if module == module_name)
+        assert sorted(sub.choices) == listed, module_name
+
+
+def test_help_imports_no_instrument():
+    """`nesybench --help` stays fast: building the index imports no instrument package."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from nesybench.cli import build_parser; build_parser(); "
+        "print(sorted(m for m in sys.modules if m.split('.')[:2][-1] in "
+        "('shortcuts', 'calibration', 'nli', 'axes') and m.startswith('nesybench')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "[]"

@@ -8,7 +8,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_committed_dvc_yaml_matches_the_snakemake_rules():
-    proc = subprocess.run([sys.executable, "-m", "nesybench.dvc_export", "--check"], cwd=ROOT, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "nesybench.dvc_export", "--check"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
 
 
@@ -25,5 +30,9 @@ def test_every_snakemake_job_is_a_dvc_stage_with_the_same_command():
         assert stage["cmd"] == job["cmd"]
         assert stage.get("deps", []) == job["deps"]
         assert stage.get("params", []) == job["params"]
-        outs = [next(iter(o)) if isinstance(o, dict) else o for kind in ("outs", "metrics", "plots") for o in stage.get(kind, [])]
+        outs = [
+            next(iter(o)) if isinstance(o, dict) else o
+            for kind in ("outs", "metrics", "plots")
+            for o in stage.get(kind, [])
+        ]
         assert sorted(outs) == job["outs"]

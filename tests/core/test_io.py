@@ -6,7 +6,15 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from nesybench.io import atomic_write, flatten, parquet_metadata, read_parquet, write_csv, write_metrics, write_parquet
+from nesybench.io import (
+    atomic_write,
+    flatten,
+    parquet_metadata,
+    read_parquet,
+    write_csv,
+    write_metrics,
+    write_parquet,
+)
 
 
 def _frame(order):
@@ -25,7 +33,9 @@ def test_write_parquet_is_byte_identical_whatever_the_row_order(tmp_path):
 
 def test_write_parquet_metadata_and_compression(tmp_path):
     path = tmp_path / "t.parquet"
-    write_parquet(_frame([0, 1, 2]), path, key=["task"], instrument="nli", stage="score", params_hash="h1")
+    write_parquet(
+        _frame([0, 1, 2]), path, key=["task"], instrument="nli", stage="score", params_hash="h1"
+    )
     meta = parquet_metadata(path)
     assert meta["instrument"] == "nli" and meta["stage"] == "score"
     assert meta["params_hash"] == "h1" and meta["schema_version"] == "1"
@@ -37,7 +47,9 @@ def test_write_parquet_metadata_and_compression(tmp_path):
 def test_write_parquet_rejects_a_key_that_does_not_identify_rows(tmp_path):
     df = pd.DataFrame({"k": [1, 1], "v": [1, 2]})
     with pytest.raises(ValueError, match="does not identify rows"):
-        write_parquet(df, tmp_path / "x.parquet", key=["k"], instrument="a", stage="b", params_hash="c")
+        write_parquet(
+            df, tmp_path / "x.parquet", key=["k"], instrument="a", stage="b", params_hash="c"
+        )
     assert not list(tmp_path.iterdir())
 
 
@@ -57,7 +69,9 @@ def test_atomic_write_leaves_no_partial_file_on_failure(tmp_path, monkeypatch):
 
 def test_write_metrics_is_flat_with_sorted_keys(tmp_path):
     path = tmp_path / "m.json"
-    write_metrics(path, {"panel": {"label_only": {"acc_y": np.float64(1.0)}}, "a": 1, "nan": float("nan")})
+    write_metrics(
+        path, {"panel": {"label_only": {"acc_y": np.float64(1.0)}}, "a": 1, "nan": float("nan")}
+    )
     text = path.read_text()
     data = json.loads(text)
     assert list(data) == ["a", "nan", "panel.label_only.acc_y"]

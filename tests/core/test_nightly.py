@@ -2,7 +2,9 @@ import importlib.util
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-spec = importlib.util.spec_from_file_location("nightly", ROOT / "workflow" / "scripts" / "nightly.py")
+spec = importlib.util.spec_from_file_location(
+    "nightly", ROOT / "workflow" / "scripts" / "nightly.py"
+)
 nightly = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(nightly)
 

@@ -85,11 +85,22 @@ def test_stage_script_rejects_bad_params_with_one_line_and_exit_2(tmp_path):
     params["report"]["title"] = ""  # minLength 1
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "stages" / "report.py"), "report", "--params", str(tmp_path / "params.yaml")],
-        capture_output=True, text=True, cwd=tmp_path,
+        [
+            sys.executable,
+            str(ROOT / "stages" / "report.py"),
+            "report",
+            "--params",
+            str(tmp_path / "params.yaml"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
     )
     assert proc.returncode == 2
-    assert proc.stderr.startswith("error: ") and "report.title must have at least 1 characters" in proc.stderr
+    assert (
+        proc.stderr.startswith("error: ")
+        and "report.title must have at least 1 characters" in proc.stderr
+    )
     assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
 
 
@@ -105,7 +116,9 @@ def test_snakemake_refuses_bad_params_before_any_job(tmp_path):
     params = yaml.safe_load((ROOT / "params.yaml").read_text())
     params["shortcuts"]["support_frac"] = 1.5
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
-    proc = subprocess.run([snakemake, "-n", "--cores", "1"], cwd=tmp_path, capture_output=True, text=True)
+    proc = subprocess.run(
+        [snakemake, "-n", "--cores", "1"], cwd=tmp_path, capture_output=True, text=True
+    )
     assert proc.returncode == 2
     errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
     assert errors == ["error: params.yaml: shortcuts.support_frac must be <= 1, got 1.5"]

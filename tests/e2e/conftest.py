@@ -14,13 +14,26 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
-GENERATED = ("data", ".snakemake", "reports/report.html", "reports/report.md", "reports/figures", "reports/metrics", "reports/plots", "dvc.lock")
+GENERATED = (
+    "data",
+    ".snakemake",
+    "reports/report.html",
+    "reports/report.md",
+    "reports/figures",
+    "reports/metrics",
+    "reports/plots",
+    "dvc.lock",
+)
 
 
 def deep_merge(base: dict, override: dict) -> dict:
     out = dict(base)
     for key, value in override.items():
-        out[key] = deep_merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+        out[key] = (
+            deep_merge(out[key], value)
+            if isinstance(value, dict) and isinstance(out.get(key), dict)
+            else value
+        )
     return out
 
 
@@ -53,13 +66,23 @@ def artifact_hashes(root: Path) -> dict[str, str]:
     out = {}
     for base in ("data", "reports"):
         for path in sorted((root / base).rglob("*")):
-            if path.is_file() and not path.name.startswith(".") and path.name != "snakemake-report.html":
+            if (
+                path.is_file()
+                and not path.name.startswith(".")
+                and path.name != "snakemake-report.html"
+            ):
                 out[str(path.relative_to(root))] = hashlib.md5(path.read_bytes()).hexdigest()
     return out
 
 
 def make_workspace(dest: Path) -> Path:
-    files = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split("\n")
+    files = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split("\n")
     for rel in filter(None, files):
         src = ROOT / rel
         if not src.is_file():

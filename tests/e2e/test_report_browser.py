@@ -14,9 +14,16 @@ pytestmark = [pytest.mark.slow, pytest.mark.browser]
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
 FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--enable-logging=stderr", "--v=0",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--enable-logging=stderr",
+    "--v=0",
 ]
 
 
@@ -25,7 +32,9 @@ def chromium() -> str:
         path = shutil.which(name)
         if path:
             return path
-    pytest.skip("headless Chromium is not installed (Debian: apt-get install chromium); .ci/run installs it")
+    pytest.skip(
+        "headless Chromium is not installed (Debian: apt-get install chromium); .ci/run installs it"
+    )
 
 
 def test_report_renders_every_section_table_and_figure_without_console_errors(first_run, tmp_path):
@@ -44,7 +53,9 @@ def test_report_renders_every_section_table_and_figure_without_console_errors(fi
     sections = re.findall(r'<section id="[^"]+" class="instrument">', html)
     assert len(sections) == len(landed) >= 1
     markdown = (root / "reports" / "report.md").read_text()
-    n_tables_md = sum(1 for line in markdown.splitlines() if line.startswith("|") and set(line) <= set("|-: "))
+    n_tables_md = sum(
+        1 for line in markdown.splitlines() if line.startswith("|") and set(line) <= set("|-: ")
+    )
     assert html.count('<table class="nb-table">') == n_tables_md >= len(landed)
     n_figures = len(list((root / "reports" / "figures").glob("*.png")))
     assert html.count('<figure class="nb-figure"') == n_figures >= 1
@@ -53,5 +64,10 @@ def test_report_renders_every_section_table_and_figure_without_console_errors(fi
 
     ARTIFACTS.mkdir(exist_ok=True)
     shot = ARTIFACTS / "report.png"
-    proc = subprocess.run([*common, f"--screenshot={shot}", "--window-size=1280,2400", url], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [*common, f"--screenshot={shot}", "--window-size=1280,2400", url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0 and shot.exists() and shot.stat().st_size > 10_000

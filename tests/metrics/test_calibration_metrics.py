@@ -32,12 +32,13 @@ from nesybench.metrics.calibration import (
 def _continuous(seed, n=500):
     rng = np.random.default_rng(seed)
     p = rng.beta(0.7, 0.7, size=n)
-    y = (rng.random(n) < p ** 1.5).astype(int)
+    y = (rng.random(n) < p**1.5).astype(int)
     return y, p
 
 
 def _sklearn_ece(y, p, n_bins):
-    """Reference ECE from calibration_curve's per-bin statistics; counts via sklearn's own bin assignment."""
+    """Reference ECE from calibration_curve's per-bin statistics; counts via sklearn's own bin
+    assignment."""
     prob_true, prob_pred = calibration_curve(y, p, n_bins=n_bins, strategy="uniform")
     edges = np.linspace(0.0, 1.0, n_bins + 1)
     ids = np.searchsorted(edges[1:-1], p)
@@ -50,8 +51,16 @@ def _sklearn_ece(y, p, n_bins):
 @pytest.mark.parametrize("n_bins", [5, 10, 15])
 def test_expected_calibration_error_matches_sklearn_calibration_curve(seed, n_bins):
     y, p = _continuous(seed)
-    assert abs(expected_calibration_error(y, p, n_bins=n_bins) - _sklearn_ece(y, p, n_bins)) <= 1e-12
-    assert abs(expected_calibration_error(y, p, n_bins=n_bins, right_closed=True) - _sklearn_ece(y, p, n_bins)) <= 1e-12
+    assert (
+        abs(expected_calibration_error(y, p, n_bins=n_bins) - _sklearn_ece(y, p, n_bins)) <= 1e-12
+    )
+    assert (
+        abs(
+            expected_calibration_error(y, p, n_bins=n_bins, right_closed=True)
+            - _sklearn_ece(y, p, n_bins)
+        )
+        <= 1e-12
+    )
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -97,8 +106,13 @@ def test_brier_score_matches_sklearn(seed):
 def test_brier_decomposition_sums_to_brier(seed, strategy):
     y, p = _continuous(seed)
     parts = brier_decomposition(y, p, n_bins=10, strategy=strategy)
-    assert parts["residual"] != 0.0  # continuous forecasts: the two-term identity alone is not exact
-    assert abs(parts["calibration"] + parts["refinement"] + parts["residual"] - parts["brier"]) <= 1e-12
+    assert (
+        parts["residual"] != 0.0
+    )  # continuous forecasts: the two-term identity alone is not exact
+    assert (
+        abs(parts["calibration"] + parts["refinement"] + parts["residual"] - parts["brier"])
+        <= 1e-12
+    )
     assert parts["calibration"] >= 0 and parts["refinement"] >= 0
 
 
@@ -108,7 +122,7 @@ def test_brier_decomposition_residual_vanishes_when_bins_are_constant():
     parts = brier_decomposition(y, p)
     assert abs(parts["residual"]) <= 1e-15
     # bin 9: acc 3/4, conf 0.9; bin 2: acc 1/4, conf 0.2
-    assert parts["calibration"] == pytest.approx(0.5 * 0.15 ** 2 + 0.5 * 0.05 ** 2, abs=1e-15)
+    assert parts["calibration"] == pytest.approx(0.5 * 0.15**2 + 0.5 * 0.05**2, abs=1e-15)
     assert parts["refinement"] == pytest.approx(0.5 * 0.1875 + 0.5 * 0.1875, abs=1e-15)
     assert l2_calibration_error(y, p) == pytest.approx(np.sqrt(parts["calibration"]), abs=1e-15)
 
@@ -153,7 +167,9 @@ def test_nll_from_scores_matches_sklearn_log_loss(seed):
     s = rng.normal(0, 3, 200)
     y = (rng.random(200) < sigmoid(s)).astype(int)
     assert nll_from_scores(y, s) == pytest.approx(log_loss(y, sigmoid(s)), rel=1e-12)
-    assert nll_from_scores(y, s, temperature=2.0) == pytest.approx(log_loss(y, sigmoid(s / 2.0)), rel=1e-12)
+    assert nll_from_scores(y, s, temperature=2.0) == pytest.approx(
+        log_loss(y, sigmoid(s / 2.0)), rel=1e-12
+    )
     assert nll_from_probs(y, sigmoid(s)) == pytest.approx(nll_from_scores(y, s), rel=1e-9)
 
 
@@ -164,7 +180,9 @@ def test_constant_predictions():
     assert maximum_calibration_error(y, p) == pytest.approx(0.45, abs=1e-15)
     assert roc_auc(y, p) == 0.5
     assert accuracy_at_half(y, p) == 0.25
-    assert abs(brier_decomposition(y, p)["residual"]) <= 1e-15  # bin mean of 0.7s is 0.7 up to rounding
+    assert (
+        abs(brier_decomposition(y, p)["residual"]) <= 1e-15
+    )  # bin mean of 0.7s is 0.7 up to rounding
 
 
 def test_maximum_calibration_error_ignores_empty_bins():
@@ -183,7 +201,13 @@ def test_debiased_calibration_error_is_below_plug_in_and_matches_formula():
     table = reliability_table(y, p)
     full = table[table["count"] > 0]
     w = full["count"] / len(p)
-    expected = np.sum(w * ((full["acc"] - full["conf"]) ** 2 - full["acc"] * (1 - full["acc"]) / (full["count"] - 1)))
+    expected = np.sum(
+        w
+        * (
+            (full["acc"] - full["conf"]) ** 2
+            - full["acc"] * (1 - full["acc"]) / (full["count"] - 1)
+        )
+    )
     assert deb == pytest.approx(np.sqrt(max(expected, 0.0)), abs=1e-15)
 
 
@@ -207,24 +231,32 @@ def test_bootstrap_interval_is_seeded_and_brackets_estimate():
     assert a[0] < brier_score(y, p) < a[1]
     # stratified: the AUC stays defined even with very few positives
     y_rare = np.r_[np.ones(2, dtype=int), np.zeros(50, dtype=int)]
-    lo, hi = bootstrap_interval(roc_auc, y_rare, np.linspace(0, 1, 52), n_resamples=100, rng=np.random.default_rng(0))
+    lo, hi = bootstrap_interval(
+        roc_auc, y_rare, np.linspace(0, 1, 52), n_resamples=100, rng=np.random.default_rng(0)
+    )
     assert 0.0 <= lo <= hi <= 1.0
 
 
-@pytest.mark.parametrize("bad_y, bad_p, message", [
-    ([0, 2], [0.1, 0.2], "only 0 and 1"),
-    ([0, 1], [0.1, 1.2], "outside"),
-    ([0, 1], [0.1, np.nan], "NaN"),
-    ([0, 1, 1], [0.1, 0.2], "equal length"),
-    ([], [], "empty"),
-])
+@pytest.mark.parametrize(
+    "bad_y, bad_p, message",
+    [
+        ([0, 2], [0.1, 0.2], "only 0 and 1"),
+        ([0, 1], [0.1, 1.2], "outside"),
+        ([0, 1], [0.1, np.nan], "NaN"),
+        ([0, 1, 1], [0.1, 0.2], "equal length"),
+        ([], [], "empty"),
+    ],
+)
 def test_metrics_reject_bad_input(bad_y, bad_p, message):
     with pytest.raises(ValueError, match=message):
         expected_calibration_error(bad_y, bad_p)
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 1), st.floats(0, 1)), min_size=2, max_size=60), st.randoms(use_true_random=False))
+@given(
+    st.lists(st.tuples(st.integers(0, 1), st.floats(0, 1)), min_size=2, max_size=60),
+    st.randoms(use_true_random=False),
+)
 def test_metrics_are_invariant_to_sample_order(pairs, rnd):
     y = np.array([a for a, _ in pairs])
     p = np.array([b for _, b in pairs])
@@ -238,4 +270,7 @@ def test_metrics_are_invariant_to_sample_order(pairs, rnd):
         else:
             assert a[key] == pytest.approx(b[key], abs=1e-12), key
     parts = brier_decomposition(y, p)
-    assert abs(parts["calibration"] + parts["refinement"] + parts["residual"] - parts["brier"]) <= 1e-12
+    assert (
+        abs(parts["calibration"] + parts["refinement"] + parts["residual"] - parts["brier"])
+        <= 1e-12
+    )

@@ -1,4 +1,5 @@
-"""Shared fixtures of the nli tests: the real PrOntoQA dev file (skipped when ../shared is absent)."""
+"""Shared fixtures of the nli tests: the real PrOntoQA dev file (skipped when ../shared is absent).
+Shared fixtures of the nli tests: the real PrOntoQA dev file (skipped when ../shared is absent)."""
 
 from __future__ import annotations
 

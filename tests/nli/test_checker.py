@@ -1,4 +1,5 @@
-"""The step checker: the four flags, on generated chains and on the published PrOntoQA dev traces."""
+"""The step checker: the four flags, on generated chains and on the published PrOntoQA dev traces.
+The step checker: the four flags, on generated chains and on the published PrOntoQA dev traces."""
 
 from __future__ import annotations
 
@@ -30,7 +31,13 @@ def test_check_trace_gold_chain_is_strict_and_decides_label():
 
 
 def test_check_trace_greedy_interleaving_is_valid_but_not_linear():
-    greedy = ["Sam is a rompus.", "Sam is a yumpus.", "Sam is a brimpus.", "Sam is a zumpus.", "Sam is a jompus."]
+    greedy = [
+        "Sam is a rompus.",
+        "Sam is a yumpus.",
+        "Sam is a brimpus.",
+        "Sam is a zumpus.",
+        "Sam is a jompus.",
+    ]
     f, v = flags(greedy)
     assert f == (True, True, False, True, False)
     assert "line 2" in v.reason
@@ -47,7 +54,9 @@ def test_check_trace_dropping_last_step_fails_connects_only():
 
 
 def test_check_trace_unparsed_or_wrong_entity_fails_parsed():
-    assert flags(["Sam is a rompus.", "All rompuses are zumpuses.", "Sam is a jompus."])[0][0] is False
+    assert (
+        flags(["Sam is a rompus.", "All rompuses are zumpuses.", "Sam is a jompus."])[0][0] is False
+    )
     assert flags(["Max is a rompus."])[0][0] is False
     assert flags(["True or false: Sam is a rompus."])[0][0] is False
 
@@ -58,8 +67,15 @@ def test_check_trace_empty_trace_does_not_connect():
 
 
 def test_check_trace_cited_rules_must_be_axioms_and_used_next():
-    ok = ["Sam is a wumpus.", "Every wumpus is a rompus.", "Sam is a rompus.", "Every rompus is a zumpus.",
-          "Sam is a zumpus.", "Every zumpus is a jompus.", "Sam is a jompus."]
+    ok = [
+        "Sam is a wumpus.",
+        "Every wumpus is a rompus.",
+        "Sam is a rompus.",
+        "Every rompus is a zumpus.",
+        "Sam is a zumpus.",
+        "Every zumpus is a jompus.",
+        "Sam is a jompus.",
+    ]
     assert flags(ok)[0][4] is True
     not_axiom = ok[:3] + ["Every rompus is a jompus.", "Sam is a jompus."]
     assert flags(not_axiom)[0][1] is False
@@ -76,7 +92,9 @@ def _gold(rec):
 def test_check_trace_published_dev_all_strict_and_labels_right(prontoqa_dev):
     assert len(prontoqa_dev) == 500
     for rec in prontoqa_dev:
-        v = check_trace(rec["explanation"], parse_context(rec["context"]), parse_sentence(rec["question"]).atom)
+        v = check_trace(
+            rec["explanation"], parse_context(rec["context"]), parse_sentence(rec["question"]).atom
+        )
         assert v.strict, (rec["id"], v.reason)
         assert v.label == _gold(rec), rec["id"]
 
@@ -86,8 +104,12 @@ def _derived_fact_positions(explanation):
     return list(range(2, len(explanation), 2))
 
 
-@pytest.mark.parametrize("corruption, failing_flag", [("swap", "valid"), ("insert", "valid"), ("drop_last", "connects")])
-def test_check_trace_published_dev_corruptions_fail_the_right_flag(prontoqa_dev, corruption, failing_flag):
+@pytest.mark.parametrize(
+    "corruption, failing_flag", [("swap", "valid"), ("insert", "valid"), ("drop_last", "connects")]
+)
+def test_check_trace_published_dev_corruptions_fail_the_right_flag(
+    prontoqa_dev, corruption, failing_flag
+):
     for rec in prontoqa_dev:
         exp = list(rec["explanation"])
         theory = parse_context(rec["context"])
@@ -112,7 +134,12 @@ def test_check_trace_published_dev_corruptions_fail_the_right_flag(prontoqa_dev,
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-LINES = st.one_of(st.text(max_size=40), st.sampled_from(GOLD + ["Sam is a yumpus.", "Every rompus is a zumpus.", "Sam is not a jompus."]))
+LINES = st.one_of(
+    st.text(max_size=40),
+    st.sampled_from(
+        GOLD + ["Sam is a yumpus.", "Every rompus is a zumpus.", "Sam is not a jompus."]
+    ),
+)
 
 
 @settings(max_examples=200, deadline=None)

@@ -7,7 +7,14 @@ import pytest
 from nesybench.nli.folio_lite import generate_corpus as folio_corpus
 from nesybench.nli.prontoqa_lite import ProntoExample, generate_corpus, generate_example
 from nesybench.nli.systems import dual_query_label
-from nesybench.reasoning.grammar import is_negated, parse_context, parse_sentence, render_fact, render_rule, split_sentences
+from nesybench.reasoning.grammar import (
+    is_negated,
+    parse_context,
+    parse_sentence,
+    render_fact,
+    render_rule,
+    split_sentences,
+)
 from nesybench.reasoning.prover import prove
 
 MIX = {"True": 0.45, "False": 0.22, "Unknown": 0.33}
@@ -29,7 +36,7 @@ def test_prontoqa_example_structure_and_round_trip(seed):
             rules.append(parse_sentence(ex.gold_rules[j]).rule)
         # listed order: hop by hop, gold before distractor exactly when the coin says so
         for i in range(ex.hops):
-            pair = rules[2 * i: 2 * i + 2]
+            pair = rules[2 * i : 2 * i + 2]
             assert {r.body[0].atom.pred for r in pair} == {ex.chain[i]}
             assert (pair[0].head.pred == ex.chain[i + 1]) == ex.gold_first[i]
         assert parse_sentence(sentences[-1]).atom == ex.axiom
@@ -64,20 +71,29 @@ def test_folio_gold_label_is_the_open_world_semantics(seed):
         assert theory.ok
         for sentence in split_sentences(ex.context):  # every generated sentence round-trips
             res = parse_sentence(sentence)
-            again = render_rule(res.rule, style=res.style, adjective=res.adjective) if res.kind == "rule" else render_fact(res.atom)
+            again = (
+                render_rule(res.rule, style=res.style, adjective=res.adjective)
+                if res.kind == "rule"
+                else render_fact(res.atom)
+            )
             assert again == sentence
         # negated predicates are never facts nor rule premises: no query needs contraposition
         assert not any(is_negated(f.pred) for f in theory.facts)
-        assert not any(is_negated(l.atom.pred) for r in theory.rules for l in r.body)
+        assert not any(is_negated(lit.atom.pred) for r in theory.rules for lit in r.body)
         query = parse_sentence(ex.conclusion).atom
         assert query.pred == ex.query_pred
         assert dual_query_label(theory, query) == ex.gold_label
         # labels partition: the statement and its negation are never both provable
         from nesybench.reasoning.grammar import complement
 
-        assert not (prove(query, theory.facts, theory.rules) and prove(complement(query), theory.facts, theory.rules))
+        assert not (
+            prove(query, theory.facts, theory.rules)
+            and prove(complement(query), theory.facts, theory.rules)
+        )
 
 
 def test_folio_label_mix_extremes():
     only_unknown = {"True": 0.0, "False": 0.0, "Unknown": 1.0}
-    assert {e.gold_label for e in folio_corpus(20, seed=0, label_mix=only_unknown, max_chain=2)} == {"Unknown"}
+    assert {
+        e.gold_label for e in folio_corpus(20, seed=0, label_mix=only_unknown, max_chain=2)
+    } == {"Unknown"}

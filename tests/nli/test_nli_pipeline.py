@@ -1,4 +1,5 @@
-"""nli stage functions on the default params: the chapter's numbers, every claim, byte-identical reruns."""
+"""nli stage functions on the default params: the chapter's numbers, every claim, byte-identical
+reruns."""
 
 from __future__ import annotations
 
@@ -19,7 +20,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _run(root: Path, params: dict) -> None:
     for stage in ("generate", "count", "score"):
-        ctx = StageContext(stage=stage, instrument="nli", params=params, root=root, args={}, step=None)
+        ctx = StageContext(
+            stage=stage, instrument="nli", params=params, root=root, args={}, step=None
+        )
         getattr(pipeline, stage)(ctx)
 
 
@@ -36,43 +39,83 @@ def run_root(tmp_path_factory, default_params) -> Path:
 
 
 def _hashes(root: Path) -> dict[str, str]:
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def test_score_reproduces_the_chapter_tables(run_root):
     d = run_root / "data" / "score" / "nli"
     per = read_parquet(d / "per_depth.parquet").set_index(["system", "hops"])
     expect = {  # chapter table [3]: (label, proof) per hops
-        ("translate-then-prove", 1): (0.55, 0.55), ("translate-then-prove", 3): (0.70, 0.70), ("translate-then-prove", 5): (0.75, 0.75),
-        ("greedy", 1): (1.00, 0.50), ("greedy", 3): (1.00, 0.00), ("greedy", 5): (0.45, 0.00),
+        ("translate-then-prove", 1): (0.55, 0.55),
+        ("translate-then-prove", 3): (0.70, 0.70),
+        ("translate-then-prove", 5): (0.75, 0.75),
+        ("greedy", 1): (1.00, 0.50),
+        ("greedy", 3): (1.00, 0.00),
+        ("greedy", 5): (0.45, 0.00),
     }
     for key, (label, proof) in expect.items():
-        assert per.loc[key, "label_acc"] == pytest.approx(label) and per.loc[key, "proof_acc"] == pytest.approx(proof), key
+        assert per.loc[key, "label_acc"] == pytest.approx(label) and per.loc[
+            key, "proof_acc"
+        ] == pytest.approx(proof), key
     trap = read_parquet(d / "metric_trap.parquet").set_index("system")
-    assert trap.loc["translate-then-prove", ["label_acc", "proof_acc", "abstention"]].round(3).tolist() == [0.667, 0.667, 0.333]
-    assert trap.loc["greedy", ["label_acc", "proof_acc", "abstention"]].round(3).tolist() == [0.817, 0.167, 0.0]
+    assert trap.loc["translate-then-prove", ["label_acc", "proof_acc", "abstention"]].round(
+        3
+    ).tolist() == [0.667, 0.667, 0.333]
+    assert trap.loc["greedy", ["label_acc", "proof_acc", "abstention"]].round(3).tolist() == [
+        0.817,
+        0.167,
+        0.0,
+    ]
     assert trap.loc["greedy", "rfwr"] == pytest.approx(39 / 60)
     folio = read_parquet(d / "folio_per_label.parquet").set_index("system")
-    assert folio["overall"].round(3).to_dict() == {"dual-query prover": 1.0, "greedy CWA": 0.683, "majority": 0.5}
+    assert folio["overall"].round(3).to_dict() == {
+        "dual-query prover": 1.0,
+        "greedy CWA": 0.683,
+        "majority": 0.5,
+    }
     mix = read_parquet(run_root / "data" / "count" / "nli" / "label_mix.parquet")
-    assert mix[mix["dataset"] == "folio"].set_index("label")["n"].to_dict() == {"True": 30, "False": 11, "Unknown": 19}
+    assert mix[mix["dataset"] == "folio"].set_index("label")["n"].to_dict() == {
+        "True": 30,
+        "False": 11,
+        "Unknown": 19,
+    }
 
 
 def test_score_metrics_and_plot(run_root):
     m = read_json(run_root / "data" / "score" / "nli" / "metrics.json")
     assert m["prontoqa.pipeline_trace_pass_rate"] == 1.0
-    assert m["prontoqa.greedy.rfwr"] == pytest.approx(m["prontoqa.greedy.label_acc"] - m["prontoqa.greedy.proof_acc"])
+    assert m["prontoqa.greedy.rfwr"] == pytest.approx(
+        m["prontoqa.greedy.label_acc"] - m["prontoqa.greedy.proof_acc"]
+    )
     assert m["prontoqa.per_depth.h5.greedy_proof_acc"] == 0.0
     assert m["folio.greedy_cwa.acc"] == pytest.approx(m["folio.never_unknown_cap"])
     plot = pd.read_csv(run_root / "reports" / "plots" / "nli-per_depth.csv")
-    assert list(plot.columns) == ["hops", "greedy_label_acc", "greedy_proof_acc", "pipeline_label_acc", "pipeline_proof_acc"]
-    assert plot["hops"].tolist() == [1, 3, 5] and plot["greedy_proof_acc"].tolist()[1:] == [0.0, 0.0]
+    assert list(plot.columns) == [
+        "hops",
+        "greedy_label_acc",
+        "greedy_proof_acc",
+        "pipeline_label_acc",
+        "pipeline_proof_acc",
+    ]
+    assert plot["hops"].tolist() == [1, 3, 5] and plot["greedy_proof_acc"].tolist()[1:] == [
+        0.0,
+        0.0,
+    ]
     count = read_json(run_root / "data" / "count" / "nli" / "metrics.json")
-    assert count["mix.folio.best_blind_guess_acc"] == pytest.approx(0.5) and count["mix.folio.majority_label"] == "True"
+    assert (
+        count["mix.folio.best_blind_guess_acc"] == pytest.approx(0.5)
+        and count["mix.folio.majority_label"] == "True"
+    )
 
 
 def test_worked_example_shows_the_greedy_trap(run_root):
-    worked = read_parquet(run_root / "data" / "score" / "nli" / "worked_example.parquet").set_index("system")
+    worked = read_parquet(run_root / "data" / "score" / "nli" / "worked_example.parquet").set_index(
+        "system"
+    )
     assert worked.loc["translate-then-prove", "strict"] and not worked.loc["greedy", "strict"]
     assert worked.loc["greedy", "valid"] and not worked.loc["greedy", "linear"]
     assert (worked["label"] == worked["gold_label"]).all()
@@ -88,9 +131,15 @@ def test_structural_claims_hold_for_other_seeds(tmp_path, default_params, seed):
     # The directional claims (greedy wins labels by some margin) may depend on the
     # draw; the identities must not: run with a big corpus and a zero gap so only
     # structural claims can fail.
-    params = {**default_params, "nli": {**default_params["nli"], "min_proof_gap": 0.0,
-                                        "prontoqa": {**default_params["nli"]["prontoqa"], "seed": seed, "n_per_hops": 12},
-                                        "folio": {**default_params["nli"]["folio"], "seed": seed, "n": 40}}}
+    params = {
+        **default_params,
+        "nli": {
+            **default_params["nli"],
+            "min_proof_gap": 0.0,
+            "prontoqa": {**default_params["nli"]["prontoqa"], "seed": seed, "n_per_hops": 12},
+            "folio": {**default_params["nli"]["folio"], "seed": seed, "n": 40},
+        },
+    }
     try:
         _run(tmp_path, params)
     except ClaimFailed as exc:
@@ -107,12 +156,25 @@ def test_claims_fail_loudly_when_they_do_not_hold(tmp_path, default_params):
     strict = {**default_params, "nli": {**nli, "min_proof_gap": 0.9}}
     with pytest.raises(ClaimFailed, match="loses the proof column"):
         _run(tmp_path / "b", strict)
-    assert not (tmp_path / "b" / "data" / "score").exists()  # a failed claim writes no score artifact
+    assert not (
+        tmp_path / "b" / "data" / "score"
+    ).exists()  # a failed claim writes no score artifact
 
 
 def test_label_mix_must_sum_to_one(tmp_path, default_params):
-    params = {**default_params, "nli": {**default_params["nli"], "folio": {**default_params["nli"]["folio"], "label_mix": {"p_true": 0.5, "p_false": 0.5, "p_unknown": 0.5}}}}
-    ctx = StageContext(stage="generate", instrument="nli", params=params, root=tmp_path, args={}, step=None)
+    params = {
+        **default_params,
+        "nli": {
+            **default_params["nli"],
+            "folio": {
+                **default_params["nli"]["folio"],
+                "label_mix": {"p_true": 0.5, "p_false": 0.5, "p_unknown": 0.5},
+            },
+        },
+    }
+    ctx = StageContext(
+        stage="generate", instrument="nli", params=params, root=tmp_path, args={}, step=None
+    )
     with pytest.raises(UserError, match="nli.folio.label_mix must sum to 1"):
         pipeline.generate(ctx)
     assert not (tmp_path / "data").exists()  # nothing half-written

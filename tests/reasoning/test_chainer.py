@@ -42,7 +42,9 @@ def programs(draw):
     facts = []
     for pred in ("p0", "p1", "p2"):  # p2 has facts and rules (both)
         for _ in range(draw(st.integers(0, 4))):
-            facts.append(Atom(pred, tuple(draw(st.sampled_from(CONSTANTS)) for _ in range(ARITY[pred]))))
+            facts.append(
+                Atom(pred, tuple(draw(st.sampled_from(CONSTANTS)) for _ in range(ARITY[pred])))
+            )
     rules = []
     for _ in range(draw(st.integers(1, 5))):
         head_pred = draw(st.sampled_from(["p2", "p3", "p4"]))
@@ -58,7 +60,9 @@ def programs(draw):
             lower = [p for p in ARITY if LEVEL[p] < LEVEL[head_pred]]
             pred = draw(st.sampled_from(lower))
             body.append(neg(pred, *(draw(st.sampled_from(choices)) for _ in range(ARITY[pred]))))
-        head = Atom(head_pred, tuple(draw(st.sampled_from(choices)) for _ in range(ARITY[head_pred])))
+        head = Atom(
+            head_pred, tuple(draw(st.sampled_from(choices)) for _ in range(ARITY[head_pred]))
+        )
         rules.append(Rule(head, tuple(body)))
     return facts, rules
 
@@ -68,14 +72,20 @@ def clingo_model(facts, rules):
         return ("" if lit.positive else "not ") + str(lit.atom).replace(" ", "")
 
     lines = [f"{str(f).replace(' ', '')}." for f in facts]
-    lines += [f"{str(r.head).replace(' ', '')} :- {', '.join(lit_text(b) for b in r.body)}." for r in rules]
+    lines += [
+        f"{str(r.head).replace(' ', '')} :- {', '.join(lit_text(b) for b in r.body)}."
+        for r in rules
+    ]
     lines += [f"#defined {p}/{n}." for p, n in ARITY.items()]
     ctl = clingo.Control(["--warn=none", "0"])
     ctl.add("base", [], "\n".join(lines))
     ctl.ground([("base", [])])
     models = []
-    ctl.solve(on_model=lambda m: models.append({Atom(s.name, tuple(str(a) for a in s.arguments))
-                                                for s in m.symbols(atoms=True)}))
+    ctl.solve(
+        on_model=lambda m: models.append(
+            {Atom(s.name, tuple(str(a) for a in s.arguments)) for s in m.symbols(atoms=True)}
+        )
+    )
     assert len(models) == 1, "a stratified program has exactly one stable model"
     return models[0]
 
@@ -109,15 +119,24 @@ def test_forward_chain_depth_is_one_plus_max_positive_body_depth(program):
             for binding in query(rule.body, closure)[0]:
                 head = Atom(rule.head.pred, tuple(binding.get(a, a) for a in rule.head.args))
                 if head == atom:
-                    support.append(1 + max(closure.atoms[Atom(l.atom.pred, tuple(binding.get(a, a) for a in l.atom.args))]
-                                           for l in positives))
+                    support.append(
+                        1
+                        + max(
+                            closure.atoms[
+                                Atom(lit.atom.pred, tuple(binding.get(a, a) for a in lit.atom.args))
+                            ]
+                            for lit in positives
+                        )
+                    )
         assert min(support) == depth
 
 
 # ---------------------------------------------------------------- closed forms
 
 
-@pytest.mark.parametrize("m, probes_naive, probes_semi", [(8, 1776, 340), (16, 24480, 2344), (32, 368192, 17488)])
+@pytest.mark.parametrize(
+    "m, probes_naive, probes_semi", [(8, 1776, 340), (16, 24480, 2344), (32, 368192, 17488)]
+)
 def test_forward_chain_citation_chain_closed_forms(m, probes_naive, probes_semi):
     facts, rules = chain_program(m)
     naive = forward_chain(facts, rules, strategy="naive")
@@ -129,7 +148,10 @@ def test_forward_chain_citation_chain_closed_forms(m, probes_naive, probes_semi)
     assert semi.depth(Atom("reach", ("p0", f"p{m}"))) == m
 
 
-@pytest.mark.parametrize("k, witnesses, probes", [(2, 6, 42), (3, 6, 114), (4, 18, 258), (5, 30, 546), (6, 66, 1122), (7, 126, 2274)])
+@pytest.mark.parametrize(
+    "k, witnesses, probes",
+    [(2, 6, 42), (3, 6, 114), (4, 18, 258), (5, 30, 546), (6, 66, 1122), (7, 126, 2274)],
+)
 def test_query_cycle_witnesses_equal_trace(k, witnesses, probes):
     edges = [Atom("edge", (x, y)) for x in "abc" for y in "abc" if x != y]
     v = [f"X{i}" for i in range(k)]
@@ -162,25 +184,36 @@ def test_forward_chain_depth_under_negated_derived_predicate():
     ]
     for strategy in ("naive", "semi-naive"):
         c = forward_chain(facts, rules, strategy=strategy)
-        assert c.atoms == {Atom("q", ("a",)): 0, Atom("q", ("b",)): 0, Atom("s", ("a",)): 0,
-                           Atom("p", ("b",)): 1, Atom("r", ("a",)): 1, Atom("t", ("a",)): 2}
+        assert c.atoms == {
+            Atom("q", ("a",)): 0,
+            Atom("q", ("b",)): 0,
+            Atom("s", ("a",)): 0,
+            Atom("p", ("b",)): 1,
+            Atom("r", ("a",)): 1,
+            Atom("t", ("a",)): 2,
+        }
         assert c.rounds == 2
 
 
 def test_forward_chain_rejects_non_stratifiable_program():
-    rules = [Rule(Atom("p", ("X",)), (pos("d", "X"), neg("q", "X"))),
-             Rule(Atom("q", ("X",)), (pos("d", "X"), neg("p", "X")))]
+    rules = [
+        Rule(Atom("p", ("X",)), (pos("d", "X"), neg("q", "X"))),
+        Rule(Atom("q", ("X",)), (pos("d", "X"), neg("p", "X"))),
+    ]
     with pytest.raises(NotStratifiable, match="not stratifiable"):
         forward_chain([Atom("d", ("a",))], rules)
     with pytest.raises(UserError):
         stratify(rules)
 
 
-@pytest.mark.parametrize("facts, rules, message", [
-    ([Atom("d", ("X",))], [], "must be ground"),
-    ([], [Rule(Atom("p", ("X", "Y")), (pos("d", "X"),))], "range restriction"),
-    ([], [Rule(Atom("p", ("X",)), (pos("d", "X"), neg("e", "Y")))], "range restriction"),
-])
+@pytest.mark.parametrize(
+    "facts, rules, message",
+    [
+        ([Atom("d", ("X",))], [], "must be ground"),
+        ([], [Rule(Atom("p", ("X", "Y")), (pos("d", "X"),))], "range restriction"),
+        ([], [Rule(Atom("p", ("X",)), (pos("d", "X"), neg("e", "Y")))], "range restriction"),
+    ],
+)
 def test_forward_chain_rejects_bad_programs(facts, rules, message):
     with pytest.raises(UserError, match=message):
         forward_chain(facts, rules)
@@ -194,9 +227,11 @@ def test_forward_chain_rejects_unknown_strategy():
 def test_forward_chain_positive_recursion_within_a_stratum():
     # same-generation style recursion with constants and repeated variables
     facts = [Atom("e", ("a", "a")), Atom("e", ("a", "b")), Atom("e", ("b", "c"))]
-    rules = [Rule(Atom("loop", ("X",)), (pos("e", "X", "X"),)),
-             Rule(Atom("r", ("X", "Y")), (pos("e", "X", "Y"),)),
-             Rule(Atom("r", ("X", "Z")), (pos("r", "X", "Y"), pos("r", "Y", "Z")))]
+    rules = [
+        Rule(Atom("loop", ("X",)), (pos("e", "X", "X"),)),
+        Rule(Atom("r", ("X", "Y")), (pos("e", "X", "Y"),)),
+        Rule(Atom("r", ("X", "Z")), (pos("r", "X", "Y"), pos("r", "Y", "Z"))),
+    ]
     c = forward_chain(facts, rules)
     assert c.relation("loop") == [("a",)]
     assert c.relation("r") == [("a", "a"), ("a", "b"), ("a", "c"), ("b", "c")]
@@ -210,4 +245,6 @@ def test_query_negation_and_unsafe_negation():
     assert probes == 2 + 2  # two person atoms scanned, then one membership probe per binding
     with pytest.raises(UserError, match="must occur in a positive literal"):
         query([pos("person", "X"), neg("advised", "Y")], atoms)
-    assert query([pos("person", "X"), pos("advised", "X")], forward_chain(atoms, []))[0] == [{"X": "b"}]
+    assert query([pos("person", "X"), pos("advised", "X")], forward_chain(atoms, []))[0] == [
+        {"X": "b"}
+    ]

@@ -25,7 +25,20 @@ from nesybench.reasoning.grammar import (
 from nesybench.reasoning.terms import Atom
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
-NOUNS = ["wumpus", "yumpus", "zumpus", "dumpus", "impus", "jompus", "numpus", "tumpus", "vumpus", "rompus", "brimpus", "lempus"]
+NOUNS = [
+    "wumpus",
+    "yumpus",
+    "zumpus",
+    "dumpus",
+    "impus",
+    "jompus",
+    "numpus",
+    "tumpus",
+    "vumpus",
+    "rompus",
+    "brimpus",
+    "lempus",
+]
 ADJECTIVES = ["sour", "luminous", "nervous", "aggressive", "opaque", "earthy", "red", "small"]
 NAMES = ["max", "sam", "stella", "polly", "rex", "wren", "fae", "alex"]
 
@@ -39,7 +52,10 @@ name = st.sampled_from(NAMES)
     [
         ("Every wumpus is a jompus.", "jompus(X) :- wumpus(X)."),
         ("Each yumpus is an impus.", "impus(X) :- yumpus(X)."),
-        ("Each X is an Y.".replace("X", "tumpus").replace("Y", "rompus"), "rompus(X) :- tumpus(X)."),
+        (
+            "Each X is an Y.".replace("X", "tumpus").replace("Y", "rompus"),
+            "rompus(X) :- tumpus(X).",
+        ),
         ("Dumpuses are wumpuses.", "wumpus(X) :- dumpus(X)."),
         ("Jompuses are not yumpuses.", "not_yumpus(X) :- jompus(X)."),
         ("Each yumpus is aggressive.", "aggressive(X) :- yumpus(X)."),
@@ -63,7 +79,11 @@ def test_parse_sentence_published_rule_forms(text, expected):
         ("Stella is an impus.", "fact", Atom("impus", ("stella",))),
         ("True or false: Sam is a jompus.", "question", Atom("jompus", ("sam",))),
         ("True or false: Sam is not a jompus.", "question", Atom("not_jompus", ("sam",))),
-        ("Is the following statement true or false? Max is sour.", "question", Atom("sour", ("max",))),
+        (
+            "Is the following statement true or false? Max is sour.",
+            "question",
+            Atom("sour", ("max",)),
+        ),
     ],
 )
 def test_parse_sentence_facts_and_questions(text, kind, atom):
@@ -73,8 +93,19 @@ def test_parse_sentence_facts_and_questions(text, kind, atom):
 
 @pytest.mark.parametrize(
     "text",
-    ["All wumpuses are jompuses.", "Every wumpuses is a jompus.", "max is a yumpus.", "Max is a.", "Max are yumpuses.",
-     "Sam is a jompus", "", "   ", "Some wumpus is a jompus.", "Max is a big yumpus.", "True or false: Every wumpus is a jompus."],
+    [
+        "All wumpuses are jompuses.",
+        "Every wumpuses is a jompus.",
+        "max is a yumpus.",
+        "Max is a.",
+        "Max are yumpuses.",
+        "Sam is a jompus",
+        "",
+        "   ",
+        "Some wumpus is a jompus.",
+        "Max is a big yumpus.",
+        "True or false: Every wumpus is a jompus.",
+    ],
 )
 def test_parse_sentence_rejects_out_of_grammar(text):
     res = parse_sentence(text)
@@ -95,13 +126,37 @@ def test_parse_sentence_never_raises_on_arbitrary_text(text):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.sampled_from(["Every", "Each", "All", "is", "are", "a", "an", "not", "Max", "wumpus", "wumpuses", "sour", ".", "True or false:"]), max_size=8))
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "Every",
+                "Each",
+                "All",
+                "is",
+                "are",
+                "a",
+                "an",
+                "not",
+                "Max",
+                "wumpus",
+                "wumpuses",
+                "sour",
+                ".",
+                "True or false:",
+            ]
+        ),
+        max_size=8,
+    )
+)
 def test_parse_sentence_never_raises_on_grammar_shaped_noise(words):
     assert parse_sentence(" ".join(words)).kind in ("fact", "rule", "question", "failure")
 
 
 @settings(max_examples=200, deadline=None)
-@given(noun, st.one_of(noun, adjective), st.booleans(), st.sampled_from(["every", "each", "plural"]))
+@given(
+    noun, st.one_of(noun, adjective), st.booleans(), st.sampled_from(["every", "each", "plural"])
+)
 def test_render_rule_round_trips(body, head, negated, style):
     adjective_head = head in ADJECTIVES
     rule = make_rule(body, ("not_" if negated else "") + head)
@@ -111,7 +166,9 @@ def test_render_rule_round_trips(body, head, negated, style):
 
 
 @settings(max_examples=200, deadline=None)
-@given(name, st.one_of(noun, adjective), st.booleans(), st.sampled_from(["true_or_false", "statement"]))
+@given(
+    name, st.one_of(noun, adjective), st.booleans(), st.sampled_from(["true_or_false", "statement"])
+)
 def test_render_fact_and_question_round_trip(who, pred, negated, qstyle):
     atom = Atom(("not_" if negated else "") + pred, (who,))
     adj = pred in ADJECTIVES
@@ -134,7 +191,9 @@ def test_corrupt_rule_rejected_strictly_but_meaning_preserving(body, head, negat
 def test_lexicon_synonyms_repair():
     lex = Lexicon(synonyms={"is a kind of": "is a"})
     assert parse_sentence("Every wumpus is a kind of jompus.").kind == "failure"
-    assert parse_sentence("Every wumpus is a kind of jompus.", lexicon=lex).rule == make_rule("wumpus", "jompus")
+    assert parse_sentence("Every wumpus is a kind of jompus.", lexicon=lex).rule == make_rule(
+        "wumpus", "jompus"
+    )
 
 
 def test_morphology_and_complement():
@@ -148,12 +207,17 @@ def test_render_rule_rejects_forms_without_sentence():
     from nesybench.reasoning.terms import Literal, Rule
 
     with pytest.raises(ValueError):
-        render_rule(Rule(Atom("p", ("X",)), (Literal(Atom("q", ("X",))), Literal(Atom("r", ("X",))))))
+        render_rule(
+            Rule(Atom("p", ("X",)), (Literal(Atom("q", ("X",))), Literal(Atom("r", ("X",)))))
+        )
     with pytest.raises(ValueError):
         render_rule(make_rule("a", "b"), style="some")
 
 
-@pytest.mark.skipif(not (SHARED / "external" / "prontoqa-dev.json").exists(), reason="../shared/external not present")
+@pytest.mark.skipif(
+    not (SHARED / "external" / "prontoqa-dev.json").exists(),
+    reason="../shared/external not present",
+)
 def test_parse_context_covers_published_prontoqa_dev():
     records = json.loads((SHARED / "external" / "prontoqa-dev.json").read_text())
     n_sentences = 0

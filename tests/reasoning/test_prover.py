@@ -31,7 +31,12 @@ def test_prove_chain_returns_linear_proof():
         R(A("jompus", "X"), A("zumpus", "X")),
     ]
     proof = prove(A("jompus", "sam"), facts, rules)
-    assert [str(s.fact) for s in proof.steps()] == ["wumpus(sam)", "rompus(sam)", "zumpus(sam)", "jompus(sam)"]
+    assert [str(s.fact) for s in proof.steps()] == [
+        "wumpus(sam)",
+        "rompus(sam)",
+        "zumpus(sam)",
+        "jompus(sam)",
+    ]
     assert [s.rule for s in proof.steps()] == [None, rules[0], rules[2], rules[3]]
     assert proof.steps()[-1].premises == (A("zumpus", "sam"),)
     assert proof.depth == 3
@@ -43,7 +48,10 @@ def test_prove_nary_with_variables_and_left_recursion():
     # path(X,Z) :- path(X,Y), edge(Y,Z) is left-recursive: without the loop check
     # a depth-first SLD search would never return.
     edges = [A("edge", "a", "b"), A("edge", "b", "c"), A("edge", "c", "a"), A("edge", "d", "e")]
-    rules = [R(A("path", "X", "Y"), A("edge", "X", "Y")), R(A("path", "X", "Z"), A("path", "X", "Y"), A("edge", "Y", "Z"))]
+    rules = [
+        R(A("path", "X", "Y"), A("edge", "X", "Y")),
+        R(A("path", "X", "Z"), A("path", "X", "Y"), A("edge", "Y", "Z")),
+    ]
     p = Prover(edges, rules)
     assert p.prove(A("path", "a", "a")) is not None
     assert p.prove(A("path", "a", "e")) is None
@@ -53,7 +61,10 @@ def test_prove_nary_with_variables_and_left_recursion():
 
 def test_prove_negation_as_failure_stratified():
     facts = [A("bird", "tweety"), A("bird", "pingu"), A("penguin", "pingu")]
-    rules = [R(A("flies", "X"), A("bird", "X"), NOT(A("abnormal", "X"))), R(A("abnormal", "X"), A("penguin", "X"))]
+    rules = [
+        R(A("flies", "X"), A("bird", "X"), NOT(A("abnormal", "X"))),
+        R(A("abnormal", "X"), A("penguin", "X")),
+    ]
     proof = prove(A("flies", "tweety"), facts, rules)
     assert proof is not None and proof.absent == (A("abnormal", "tweety"),)
     assert prove(A("flies", "pingu"), facts, rules) is None
@@ -88,7 +99,10 @@ def _random_program(rng):
     # strata: level-0 preds are EDB, each higher level may negate only lower levels
     preds = [("e0", 2), ("e1", 1), ("p1", 1), ("p2", 2), ("q1", 1), ("q2", 2)]
     level = {"e0": 0, "e1": 0, "p1": 1, "p2": 1, "q1": 2, "q2": 2}
-    facts = sorted({A("e0", *rng.choice(consts, 2)) for _ in range(4)} | {A("e1", rng.choice(consts)) for _ in range(2)})
+    facts = sorted(
+        {A("e0", *rng.choice(consts, 2)) for _ in range(4)}
+        | {A("e1", rng.choice(consts)) for _ in range(2)}
+    )
     rules = []
     for _ in range(6):
         hp, ha = preds[rng.integers(2, len(preds))]
@@ -112,9 +126,12 @@ def test_prove_agrees_with_clingo_on_random_stratified_programs(seed):
     consts = ["a", "b", "c"]
     p = Prover(facts, rules)
     for pred, arity in [("p1", 1), ("p2", 2), ("q1", 1), ("q2", 2)]:
-        for args in (np.array(np.meshgrid(*[consts] * arity)).T.reshape(-1, arity)):
+        for args in np.array(np.meshgrid(*[consts] * arity)).T.reshape(-1, arity):
             atom = A(pred, *map(str, args))
-            assert (p.prove(atom) is not None) == (str(atom).replace(" ", "") in model), (atom, [str(r) for r in rules])
+            assert (p.prove(atom) is not None) == (str(atom).replace(" ", "") in model), (
+                atom,
+                [str(r) for r in rules],
+            )
 
 
 def test_prove_too_deep_is_a_value_error_not_a_crash():

@@ -13,9 +13,23 @@ from nesybench.report.render import render
 def _sections():
     fig, ax = new_figure()
     ax.plot([0.5, 0.75, 1.0], [6, 5, 4], marker="o")
-    table = Table("N_opt by support", pd.DataFrame({"task": ["xor2", "xor2"], "frac": [1.0, 0.5], "n_opt": ["16", "64"]}),
-                  params={"task": "xor2", "k": 2}, note="certified by enumeration")
-    return [("shortcuts", [Heading("Counting"), Paragraph("Counts are **exact**."), table, Figure("log2 N_opt", fig, "n_opt")])]
+    table = Table(
+        "N_opt by support",
+        pd.DataFrame({"task": ["xor2", "xor2"], "frac": [1.0, 0.5], "n_opt": ["16", "64"]}),
+        params={"task": "xor2", "k": 2},
+        note="certified by enumeration",
+    )
+    return [
+        (
+            "shortcuts",
+            [
+                Heading("Counting"),
+                Paragraph("Counts are **exact**."),
+                table,
+                Figure("log2 N_opt", fig, "n_opt"),
+            ],
+        )
+    ]
 
 
 def test_render_html_is_self_contained_and_complete():
@@ -23,7 +37,9 @@ def test_render_html_is_self_contained_and_complete():
     assert page.count('<table class="nb-table">') == 1
     assert page.count('<figure class="nb-figure"') == 1 and "<svg" in page
     assert "<script" not in page and "<link" not in page
-    assert not re.search(r'(src|href)="(https?:)?//', page), "the page must not load anything from the network"
+    assert not re.search(r'(src|href)="(https?:)?//', page), (
+        "the page must not load anything from the network"
+    )
     assert "params: task=xor2, k=2, params.yaml sha256:abc123" in page
     assert "<strong>exact</strong>" in page
     assert list(figures) == ["n_opt.png"] and figures["n_opt.png"][:8] == b"\x89PNG\r\n\x1a\n"
@@ -49,6 +65,8 @@ def test_merge_stage_metrics_in_stage_order_and_rejects_collisions(tmp_path):
         (tmp_path / "data" / stage / "shortcuts" / "metrics.json").write_text(json.dumps(data))
     assert merge_stage_metrics(tmp_path, "shortcuts") == {"n_opt": "16", "panel.acc": 1.0}
     (tmp_path / "data" / "calibrate" / "shortcuts").mkdir(parents=True)
-    (tmp_path / "data" / "calibrate" / "shortcuts" / "metrics.json").write_text(json.dumps({"n_opt": "17"}))
+    (tmp_path / "data" / "calibrate" / "shortcuts" / "metrics.json").write_text(
+        json.dumps({"n_opt": "17"})
+    )
     with pytest.raises(ValueError, match="written by both count and calibrate"):
         merge_stage_metrics(tmp_path, "shortcuts")

@@ -1,4 +1,5 @@
-"""``nesybench count``: the spec's numbers through the CLI, JSON keys, and every bad input -> exit 2."""
+"""``nesybench count``: the spec's numbers through the CLI, JSON keys, and every bad input -> exit
+2."""
 
 from __future__ import annotations
 
@@ -11,7 +12,17 @@ from nesybench.counting import ExactCounter
 from nesybench.logic import from_dimacs
 
 SPEC_CNF = "(x1 | x2 | x3) & (x2 | x3 | ~x1) & (~x3 | ~x2 | x1)"
-JSON_KEYS = {"k", "n_states", "support", "extractor", "n_opt", "n_shortcuts", "log2_n_opt", "method", "exact"}
+JSON_KEYS = {
+    "k",
+    "n_states",
+    "support",
+    "extractor",
+    "n_opt",
+    "n_shortcuts",
+    "log2_n_opt",
+    "method",
+    "exact",
+}
 
 
 def run_json(capsys, *args):
@@ -28,40 +39,94 @@ def test_cli_count_xor2_support_row(capsys):
 
 
 def test_cli_count_spec_cnf_full_support(capsys):
-    record = run_json(capsys, "--knowledge", SPEC_CNF, "--k", "3", "--support-frac", "1", "--seed", "0")
+    record = run_json(
+        capsys, "--knowledge", SPEC_CNF, "--k", "3", "--support-frac", "1", "--seed", "0"
+    )
     assert record["n_opt"] == "84375" and len(record["support"]) == 8
 
 
 def test_cli_count_disentangled_192(capsys):
-    record = run_json(capsys, "--knowledge", "xor", "--k", "4", "--support-frac", "1", "--extractor", "disentangled")
+    record = run_json(
+        capsys,
+        "--knowledge",
+        "xor",
+        "--k",
+        "4",
+        "--support-frac",
+        "1",
+        "--extractor",
+        "disentangled",
+    )
     assert record["n_opt"] == "192" and record["method"] == "exact"
 
 
 def test_cli_count_support_frac_matches_generator(capsys):
     from nesybench.shortcuts.tasks import support_states
 
-    record = run_json(capsys, "--knowledge", "xor", "--k", "3", "--support-frac", "0.5", "--seed", "0")
+    record = run_json(
+        capsys, "--knowledge", "xor", "--k", "3", "--support-frac", "0.5", "--seed", "0"
+    )
     assert record["support"] == sorted(support_states(3, 0.5, seed=0))
     assert record["n_opt"] == "1048576"
 
 
 def test_cli_count_approx_reports_epsilon_delta(capsys):
-    record = run_json(capsys, "--knowledge", "xor", "--k", "3", "--support", "000,011", "--extractor", "disentangled",
-                      "--method", "approx", "--epsilon", "0.5", "--delta", "0.1")
+    record = run_json(
+        capsys,
+        "--knowledge",
+        "xor",
+        "--k",
+        "3",
+        "--support",
+        "000,011",
+        "--extractor",
+        "disentangled",
+        "--method",
+        "approx",
+        "--epsilon",
+        "0.5",
+        "--delta",
+        "0.1",
+    )
     assert record["exact"] is False and record["epsilon"] == 0.5 and record["delta"] == 0.1
     assert set(record) == JSON_KEYS | {"epsilon", "delta"}
 
 
 def test_cli_count_supervised_and_fixed_permutation(capsys):
-    record = run_json(capsys, "--knowledge", "xor", "--k", "2", "--support", "00,01,10,11", "--extractor", "disentangled",
-                      "--fixed-permutation", "--supervised", "00")
-    # pi = identity, f_j(0) = 0 (identity or constant 0), parity kept on all states: only the identity.
+    record = run_json(
+        capsys,
+        "--knowledge",
+        "xor",
+        "--k",
+        "2",
+        "--support",
+        "00,01,10,11",
+        "--extractor",
+        "disentangled",
+        "--fixed-permutation",
+        "--supervised",
+        "00",
+    )
+    # pi = identity, f_j(0) = 0 (identity or constant 0), parity kept on all states: only the
+    # identity.
     assert record["n_opt"] == "1"
 
 
 def test_cli_count_writes_dimacs_a_solver_can_recount(tmp_path, capsys):
     out = tmp_path / "optima.cnf"
-    record = run_json(capsys, "--knowledge", "xor", "--k", "2", "--support", "00,01", "--method", "exact", "--dimacs", str(out))
+    record = run_json(
+        capsys,
+        "--knowledge",
+        "xor",
+        "--k",
+        "2",
+        "--support",
+        "00,01",
+        "--method",
+        "exact",
+        "--dimacs",
+        str(out),
+    )
     assert ExactCounter().count(from_dimacs(out.read_text())).value == int(record["n_opt"]) == 64
 
 
@@ -80,24 +145,97 @@ def test_cli_count_text_output(capsys):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--knowledge", "(x1 | x2", "--k", "2", "--support", "00"], "error: knowledge: expected '|' or ')'"),
-        (["--knowledge", "(x1 | y2)", "--k", "2", "--support", "00"], "error: knowledge: unexpected character 'y' at position 7"),
-        (["--knowledge", "(x1 | x3)", "--k", "2", "--support", "00"], "error: knowledge: variable x3 at position 7 exceeds k=2"),
-        (["--knowledge", "xor", "--k", "2", "--support", "001"], "error: support: expected a 2-character bit string"),
-        (["--knowledge", "xor", "--k", "2", "--support", "0a"], "error: support: expected a 2-character bit string of 0/1"),
-        (["--knowledge", "xor", "--k", "2", "--support", "00,01,00"], "error: support: duplicate state '00'"),
-        (["--knowledge", "xor", "--k", "2", "--support-frac", "0"], "error: --support-frac: must be in (0, 1], got 0"),
-        (["--knowledge", "xor", "--k", "2", "--support-frac", "1.5"], "error: --support-frac: must be in (0, 1], got 1.5"),
+        (
+            ["--knowledge", "(x1 | x2", "--k", "2", "--support", "00"],
+            "error: knowledge: expected '|' or ')'",
+        ),
+        (
+            ["--knowledge", "(x1 | y2)", "--k", "2", "--support", "00"],
+            "error: knowledge: unexpected character 'y' at position 7",
+        ),
+        (
+            ["--knowledge", "(x1 | x3)", "--k", "2", "--support", "00"],
+            "error: knowledge: variable x3 at position 7 exceeds k=2",
+        ),
+        (
+            ["--knowledge", "xor", "--k", "2", "--support", "001"],
+            "error: support: expected a 2-character bit string",
+        ),
+        (
+            ["--knowledge", "xor", "--k", "2", "--support", "0a"],
+            "error: support: expected a 2-character bit string of 0/1",
+        ),
+        (
+            ["--knowledge", "xor", "--k", "2", "--support", "00,01,00"],
+            "error: support: duplicate state '00'",
+        ),
+        (
+            ["--knowledge", "xor", "--k", "2", "--support-frac", "0"],
+            "error: --support-frac: must be in (0, 1], got 0",
+        ),
+        (
+            ["--knowledge", "xor", "--k", "2", "--support-frac", "1.5"],
+            "error: --support-frac: must be in (0, 1], got 1.5",
+        ),
         (["--knowledge", "xor", "--k", "0", "--support", "0"], "error: --k: must be >= 1, got 0"),
-        (["--knowledge", "xor", "--k", "2", "--support", "00", "--supervised", "11"], "error: supervised: state '11' is not in the support"),
-        (["--knowledge", "xor", "--k", "2", "--support", "00", "--supervised", "0"], "error: supervised: expected a 2-character bit string"),
-        (["--knowledge", "xor", "--k", "2", "--support", "00", "--fixed-permutation"], "error: fixed_permutation: applies only to the disentangled"),
-        (["--knowledge", "xor", "--k", "2", "--support", "00", "--method", "approx", "--epsilon", "0"], "error: --epsilon: must be > 0"),
-        (["--knowledge", "xor", "--k", "2", "--support", "00", "--method", "approx", "--delta", "1"], "error: --delta: must be in (0, 1)"),
-        (["--knowledge", "xor", "--k", "3", "--support", "000", "--method", "enumerate"], "error: method enumerate:"),
-        (["--knowledge", "xor", "--k", "2", "--support", ""], "error: --support: expected at least one"),
-        (["--knowledge", "xor", "--k", "2"], "error: nesybench count: one of the arguments --support --support-frac is required"),
-        (["--knowledge", "xor", "--k", "two", "--support", "00"], "error: nesybench count: argument --k: invalid int value"),
+        (
+            ["--knowledge", "xor", "--k", "2", "--support", "00", "--supervised", "11"],
+            "error: supervised: state '11' is not in the support",
+        ),
+        (
+            ["--knowledge", "xor", "--k", "2", "--support", "00", "--supervised", "0"],
+            "error: supervised: expected a 2-character bit string",
+        ),
+        (
+            ["--knowledge", "xor", "--k", "2", "--support", "00", "--fixed-permutation"],
+            "error: fixed_permutation: applies only to the disentangled",
+        ),
+        (
+            [
+                "--knowledge",
+                "xor",
+                "--k",
+                "2",
+                "--support",
+                "00",
+                "--method",
+                "approx",
+                "--epsilon",
+                "0",
+            ],
+            "error: --epsilon: must be > 0",
+        ),
+        (
+            [
+                "--knowledge",
+                "xor",
+                "--k",
+                "2",
+                "--support",
+                "00",
+                "--method",
+                "approx",
+                "--delta",
+                "1",
+            ],
+            "error: --delta: must be in (0, 1)",
+        ),
+        (
+            ["--knowledge", "xor", "--k", "3", "--support", "000", "--method", "enumerate"],
+            "error: method enumerate:",
+        ),
+        (
+            ["--knowledge", "xor", "--k", "2", "--support", ""],
+            "error: --support: expected at least one",
+        ),
+        (
+            ["--knowledge", "xor", "--k", "2"],
+            "error: nesybench count: one of the arguments --support --support-frac is required",
+        ),
+        (
+            ["--knowledge", "xor", "--k", "two", "--support", "00"],
+            "error: nesybench count: argument --k: invalid int value",
+        ),
     ],
 )
 def test_cli_count_bad_input_exits_2(capsys, args, message):

@@ -33,16 +33,35 @@ def _spec_shortcut_table():
 @pytest.fixture
 def good(tmp_path):
     df, c_true = _spec_shortcut_table()
-    labels = pd.DataFrame({"point": np.arange(400, dtype=np.int64), "y_true": c_true.sum(1) % 2,
-                           "y_pred": c_true.sum(1) % 2})
-    return _write(df, tmp_path / "c.parquet"), _write(labels.astype("int64"), tmp_path / "l.parquet"), df
+    labels = pd.DataFrame(
+        {
+            "point": np.arange(400, dtype=np.int64),
+            "y_true": c_true.sum(1) % 2,
+            "y_pred": c_true.sum(1) % 2,
+        }
+    )
+    return (
+        _write(df, tmp_path / "c.parquet"),
+        _write(labels.astype("int64"), tmp_path / "l.parquet"),
+        df,
+    )
 
 
 def test_score_concepts_json_has_the_spec_values(good, capsys):
     concepts, labels, _ = good
     assert main(["score-concepts", concepts, "--labels", labels, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert set(out) == {"n_points", "n_concepts", "acc_c", "f1_c", "cls_c", "cls_c_count", "ece_c", "occurrence", "acc_y"}
+    assert set(out) == {
+        "n_points",
+        "n_concepts",
+        "acc_c",
+        "f1_c",
+        "cls_c",
+        "cls_c_count",
+        "ece_c",
+        "occurrence",
+        "acc_y",
+    }
     assert out["n_points"] == 400 and out["n_concepts"] == 2
     assert out["acc_c"] == 0.75 and out["acc_y"] == 1.0
     assert out["f1_c"] == pytest.approx(11 / 15)
@@ -110,8 +129,12 @@ def test_score_concepts_point_missing_a_concept(good, tmp_path, capsys):
 
 
 def test_score_concepts_labels_missing_a_point(good, tmp_path, capsys):
-    labels = pd.DataFrame({"point": np.arange(399), "y_true": np.zeros(399), "y_pred": np.zeros(399)}).astype("int64")
-    _bad(tmp_path, capsys, good[2], "point 399 of the concepts file has no label row", labels=labels)
+    labels = pd.DataFrame(
+        {"point": np.arange(399), "y_true": np.zeros(399), "y_pred": np.zeros(399)}
+    ).astype("int64")
+    _bad(
+        tmp_path, capsys, good[2], "point 399 of the concepts file has no label row", labels=labels
+    )
 
 
 def test_score_concepts_labels_missing_column(good, tmp_path, capsys):

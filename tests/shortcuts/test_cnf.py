@@ -10,7 +10,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nesybench.errors import UserError
-from nesybench.logic import CNF, IdPool, all_states, evaluate, from_dimacs, make_knowledge, parse_cnf, state_str
+from nesybench.logic import (
+    CNF,
+    IdPool,
+    all_states,
+    evaluate,
+    from_dimacs,
+    make_knowledge,
+    parse_cnf,
+    state_str,
+)
 
 SPEC_CNF = "(x1 | x2 | x3) & (x2 | x3 | ~x1) & (~x3 | ~x2 | x1)"
 
@@ -82,7 +91,9 @@ def test_from_dimacs_errors(text, fragment):
     assert fragment in str(info.value)
 
 
-clause_st = st.lists(st.integers(1, 5).flatmap(lambda v: st.sampled_from([v, -v])), min_size=1, max_size=4)
+clause_st = st.lists(
+    st.integers(1, 5).flatmap(lambda v: st.sampled_from([v, -v])), min_size=1, max_size=4
+)
 
 
 @settings(max_examples=60, deadline=None)
@@ -98,7 +109,9 @@ def test_text_and_dimacs_round_trips(clauses):
 def test_evaluate_matches_clause_by_clause_reading(clauses):
     cnf = CNF(tuple(map(tuple, clauses)), 5)
     states = all_states(5)
-    expected = [all(any(bool(s[abs(l) - 1]) == (l > 0) for l in c) for c in clauses) for s in states]
+    expected = [
+        all(any(bool(s[abs(lit) - 1]) == (lit > 0) for lit in c) for c in clauses) for s in states
+    ]
     assert evaluate(cnf, states).tolist() == expected
 
 
@@ -120,7 +133,9 @@ def test_knowledge_parity_labels():
 
 
 def test_all_states_leftmost_is_x1_most_significant():
-    assert [state_str(s) for s in all_states(3)] == ["".join(b) for b in itertools.product("01", repeat=3)]
+    assert [state_str(s) for s in all_states(3)] == [
+        "".join(b) for b in itertools.product("01", repeat=3)
+    ]
     assert np.array_equal(all_states(2), [[0, 0], [0, 1], [1, 0], [1, 1]])
 
 

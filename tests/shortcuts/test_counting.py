@@ -41,6 +41,7 @@ def states(k):
 
 # ---- the spec's committed table (exact, training-free) ---------------------
 
+
 @pytest.mark.parametrize("n_observed, expected", [(4, 16), (3, 32), (2, 64)])
 def test_count_optima_xor2_table(n_observed, expected):
     knowledge = make_knowledge("xor", 2)
@@ -104,6 +105,7 @@ def test_enumeration_limits_are_user_errors():
 
 # ---- property tests: counter vs enumeration ---------------------------------
 
+
 @st.composite
 def small_problems(draw, max_k=3):
     k = draw(st.integers(1, max_k))
@@ -113,7 +115,9 @@ def small_problems(draw, max_k=3):
         width = draw(st.integers(1, min(3, k)))
         variables = draw(st.lists(st.integers(1, k), min_size=width, max_size=width, unique=True))
         signs = draw(st.lists(st.booleans(), min_size=width, max_size=width))
-        clauses.append("(" + " | ".join(("~" if s else "") + f"x{v}" for v, s in zip(variables, signs)) + ")")
+        clauses.append(
+            "(" + " | ".join(("~" if s else "") + f"x{v}" for v, s in zip(variables, signs)) + ")"
+        )
     spec = draw(st.sampled_from(["xor", " & ".join(clauses)]))
     all_k = states(k)
     support = draw(st.lists(st.sampled_from(all_k), min_size=1, max_size=len(all_k), unique=True))
@@ -126,7 +130,9 @@ def small_problems(draw, max_k=3):
 def test_joint_counter_matches_literal_enumeration(problem):
     knowledge, support, supervised = problem
     expected = enumerate_joint(knowledge, support, supervised=supervised)
-    assert count_optima(knowledge, support, supervised=supervised, method="factored").n_opt == expected
+    assert (
+        count_optima(knowledge, support, supervised=supervised, method="factored").n_opt == expected
+    )
     assert count_optima(knowledge, support, supervised=supervised, method="exact").n_opt == expected
 
 
@@ -144,8 +150,12 @@ def test_joint_factored_matches_ganak_encoding(problem):
 @given(small_problems(max_k=3), st.booleans())
 def test_disentangled_counter_matches_enumeration(problem, fixed):
     knowledge, support, supervised = problem
-    expected = enumerate_disentangled(knowledge, support, supervised=supervised, fixed_permutation=fixed)
-    result = count_optima(knowledge, support, extractor="disentangled", supervised=supervised, fixed_permutation=fixed)
+    expected = enumerate_disentangled(
+        knowledge, support, supervised=supervised, fixed_permutation=fixed
+    )
+    result = count_optima(
+        knowledge, support, extractor="disentangled", supervised=supervised, fixed_permutation=fixed
+    )
     assert result.n_opt == expected
 
 
@@ -158,9 +168,15 @@ def test_approx_counter_within_its_guarantee(problem, extractor):
     if extractor == "joint" and knowledge.k > 2:
         support = support[:2]
         supervised = [s for s in supervised if s in support]
-    exact = count_optima(knowledge, support, extractor=extractor, supervised=supervised, method="exact").n_opt
-    approx = count_optima(knowledge, support, extractor=extractor, supervised=supervised, method="approx")
-    assert not approx.exact and approx.n_opt is None and approx.epsilon == 0.8 and approx.delta == 0.2
+    exact = count_optima(
+        knowledge, support, extractor=extractor, supervised=supervised, method="exact"
+    ).n_opt
+    approx = count_optima(
+        knowledge, support, extractor=extractor, supervised=supervised, method="approx"
+    )
+    assert (
+        not approx.exact and approx.n_opt is None and approx.epsilon == 0.8 and approx.delta == 0.2
+    )
     if exact == 0:
         assert approx.estimate == 0
     else:
@@ -174,8 +190,14 @@ def test_supervision_pins_images():
     assert count_optima(knowledge, states(2), supervised=states(2)).n_opt == 1
     # Disentangled, 01 and 10 pinned: the identity, and pi = swap with both
     # concepts negated (alpha(g) = (~g2, ~g1) fixes 01 and 10, swaps 00 and 11).
-    assert count_optima(knowledge, states(2), extractor="disentangled", supervised=["01", "10"]).n_opt == 2
-    assert count_optima(knowledge, states(2), extractor="disentangled", supervised=["00", "01"]).n_opt == 1
+    assert (
+        count_optima(knowledge, states(2), extractor="disentangled", supervised=["01", "10"]).n_opt
+        == 2
+    )
+    assert (
+        count_optima(knowledge, states(2), extractor="disentangled", supervised=["00", "01"]).n_opt
+        == 1
+    )
 
 
 def test_count_grows_strictly_as_support_shrinks():
@@ -186,6 +208,7 @@ def test_count_grows_strictly_as_support_shrinks():
 
 
 # ---- counters, encodings, DIMACS artifacts ----------------------------------
+
 
 @pytest.mark.parametrize(
     "clauses, n_vars, projection, expected",
@@ -207,9 +230,13 @@ def test_encodings_have_defined_auxiliaries():
     # Projected and unprojected counts agree, so any #SAT solver reads the same N_opt.
     knowledge = make_knowledge(SPEC_CNF, 3)
     support = ["000", "011", "101"]
-    for cnf in (joint_encoding(knowledge, support), disentangled_encoding(knowledge, support), knowledge_cnf(knowledge)):
+    for cnf in (
+        joint_encoding(knowledge, support),
+        disentangled_encoding(knowledge, support),
+        knowledge_cnf(knowledge),
+    ):
         unprojected = CNF(cnf.clauses, cnf.n_vars, None)
-        free = cnf.n_vars - len({abs(l) for c in cnf.clauses for l in c} | set(cnf.projection))
+        free = cnf.n_vars - len({abs(lit) for c in cnf.clauses for lit in c} | set(cnf.projection))
         assert free == 0
         assert ExactCounter().count(cnf).value == ExactCounter().count(unprojected).value
 
@@ -233,8 +260,24 @@ def test_factored_scales_to_k30_with_one_count():
 
 def test_to_json_keys():
     record = count_optima(make_knowledge("xor", 2), ["10", "00"]).to_json()
-    assert sorted(record) == sorted(["k", "n_states", "support", "extractor", "n_opt", "n_shortcuts", "log2_n_opt", "method", "exact"])
-    assert record["support"] == ["00", "10"] and record["n_opt"] == "64" and record["n_shortcuts"] == "63"
+    assert sorted(record) == sorted(
+        [
+            "k",
+            "n_states",
+            "support",
+            "extractor",
+            "n_opt",
+            "n_shortcuts",
+            "log2_n_opt",
+            "method",
+            "exact",
+        ]
+    )
+    assert (
+        record["support"] == ["00", "10"]
+        and record["n_opt"] == "64"
+        and record["n_shortcuts"] == "63"
+    )
     approx = count_optima(make_knowledge("xor", 2), ["10"], method="approx").to_json()
     assert approx["exact"] is False and approx["epsilon"] == 0.8 and approx["delta"] == 0.2
 
@@ -290,9 +333,15 @@ def shortcuts_params(**overrides):
             "cnf3": {"knowledge": SPEC_CNF, "k": 3},
         },
         "demo": {"task": "xor2", "n_train_per_state": 20, "n_test_per_state": 50, "bias_frac": 0.5},
-        "count": {"extractors": ["joint", "disentangled"], "method": "auto", "epsilon": 0.8, "delta": 0.2},
+        "count": {
+            "extractors": ["joint", "disentangled"],
+            "method": "auto",
+            "epsilon": 0.8,
+            "delta": 0.2,
+        },
     }
-    # generate also writes the concept models' datasets: take those sections from the repository's params
+    # generate also writes the concept models' datasets: take those sections from the repository's
+    # params
     repo = yaml.safe_load((REPO / "params.yaml").read_text())["shortcuts"]
     params["models"] = repo["models"]
     params["incidence"] = {**repo["incidence"], "tasks": ["xor2"], "support_fracs": [1.0]}
@@ -304,7 +353,14 @@ def run_stages(root, params, stages=("generate", "count")):
     from nesybench.shortcuts import pipeline
 
     for stage in stages:
-        ctx = StageContext(stage=stage, instrument="shortcuts", params={"shortcuts": params}, root=root, args={}, step=None)
+        ctx = StageContext(
+            stage=stage,
+            instrument="shortcuts",
+            params={"shortcuts": params},
+            root=root,
+            args={},
+            step=None,
+        )
         getattr(pipeline, stage)(ctx)
 
 
@@ -320,7 +376,11 @@ def test_stages_write_the_spec_table(tmp_path, capsys):
     # The CNF rows at partial support are the factored value of the kept states.
     knowledge = make_knowledge(SPEC_CNF, 3)
     for frac in (0.75, 0.5):
-        kept = table[(table["task"] == "cnf3") & (table["support_frac"] == frac) & (table["extractor"] == "joint")]["support"].item()
+        kept = table[
+            (table["task"] == "cnf3")
+            & (table["support_frac"] == frac)
+            & (table["extractor"] == "joint")
+        ]["support"].item()
         assert joint["cnf3", frac] == str(count_optima(knowledge, kept.split(",")).n_opt)
     dis = table[table["extractor"] == "disentangled"].set_index(["task", "support_frac"])["n_opt"]
     assert dis["xor3", 1.0] == "24"  # 3! x 4 even negation sets
@@ -339,14 +399,21 @@ def test_stages_are_byte_identical_across_runs(tmp_path):
     run_stages(first, shortcuts_params())
     run_stages(second, shortcuts_params())
     files = sorted(p.relative_to(first) for p in first.rglob("*") if p.is_file())
-    assert len(files) == 8  # points, certificate, model_points, metrics; n_opt, dimacs, metrics; plot
+    assert (
+        len(files) == 8
+    )  # points, certificate, model_points, metrics; n_opt, dimacs, metrics; plot
     for rel in files:
         assert (first / rel).read_bytes() == (second / rel).read_bytes(), rel
 
 
 def test_count_stage_rejects_fractions_keeping_the_same_states(tmp_path):
     with pytest.raises(UserError, match="support_fracs 0.5 and 0.45 keep the same 2 of 4 states"):
-        run_stages(tmp_path, shortcuts_params(support_fracs=[1.0, 0.5, 0.45], tasks={"xor2": {"knowledge": "xor", "k": 2}}))
+        run_stages(
+            tmp_path,
+            shortcuts_params(
+                support_fracs=[1.0, 0.5, 0.45], tasks={"xor2": {"knowledge": "xor", "k": 2}}
+            ),
+        )
 
 
 def test_count_stage_claim_fails_when_growth_breaks(tmp_path, monkeypatch):
@@ -365,7 +432,12 @@ def test_count_stage_claim_fails_when_growth_breaks(tmp_path, monkeypatch):
 
 
 def test_random3cnf_task_runs_through_the_stages(tmp_path):
-    params = shortcuts_params(tasks={"xor2": {"knowledge": "xor", "k": 2}, "r4": {"knowledge": "random3cnf", "k": 4, "m": 6}})
+    params = shortcuts_params(
+        tasks={
+            "xor2": {"knowledge": "xor", "k": 2},
+            "r4": {"knowledge": "random3cnf", "k": 4, "m": 6},
+        }
+    )
     run_stages(tmp_path, params)
     table = read_parquet(tmp_path / "data/count/shortcuts/n_opt.parquet")
     assert set(table["task"]) == {"xor2", "r4"}
@@ -387,11 +459,15 @@ def test_schema_rejects_bad_params_with_one_line(tmp_path, path, value, message)
     schemas = tmp_path / "schemas"
     schemas.mkdir()
     shutil.copy(REPO / "workflow/schemas/shortcuts.schema.yaml", schemas)
-    (schemas / "params.schema.yaml").write_text(yaml.safe_dump({
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "type": "object",
-        "properties": {"shortcuts": {"$ref": "shortcuts.schema.yaml"}},
-    }))
+    (schemas / "params.schema.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "type": "object",
+                "properties": {"shortcuts": {"$ref": "shortcuts.schema.yaml"}},
+            }
+        )
+    )
     params = shortcuts_params()
     target = params
     for key in path[:-1]:
@@ -405,12 +481,24 @@ def test_schema_rejects_bad_params_with_one_line(tmp_path, path, value, message)
 
 def test_count_stage_bad_task_knowledge_is_user_error(tmp_path):
     with pytest.raises(UserError, match="shortcuts.tasks.bad: knowledge: variable x4"):
-        run_stages(tmp_path, shortcuts_params(tasks={"xor2": {"knowledge": "xor", "k": 2}, "bad": {"knowledge": "(x1 | x4)", "k": 3}}))
+        run_stages(
+            tmp_path,
+            shortcuts_params(
+                tasks={
+                    "xor2": {"knowledge": "xor", "k": 2},
+                    "bad": {"knowledge": "(x1 | x4)", "k": 3},
+                }
+            ),
+        )
 
 
 def test_generate_stage_demo_at_half_support(tmp_path, capsys):
     # `dvc exp run -S shortcuts.support_frac=0.5` changes only the demo's support.
-    run_stages(tmp_path, shortcuts_params(support_frac=0.5, support_fracs=[1.0, 0.75]), stages=("generate",))
+    run_stages(
+        tmp_path,
+        shortcuts_params(support_frac=0.5, support_fracs=[1.0, 0.75]),
+        stages=("generate",),
+    )
     out = capsys.readouterr().out
     assert "support 0.50 (2/4 states)" in out
     cert = read_parquet(tmp_path / "data/generate/shortcuts/certificate.parquet")
@@ -420,8 +508,15 @@ def test_generate_stage_demo_at_half_support(tmp_path, capsys):
 
 
 def test_count_stage_approx_method_marks_rows_inexact(tmp_path):
-    params = shortcuts_params(tasks={"xor2": {"knowledge": "xor", "k": 2}},
-                              count={"extractors": ["joint", "disentangled"], "method": "approx", "epsilon": 0.8, "delta": 0.2})
+    params = shortcuts_params(
+        tasks={"xor2": {"knowledge": "xor", "k": 2}},
+        count={
+            "extractors": ["joint", "disentangled"],
+            "method": "approx",
+            "epsilon": 0.8,
+            "delta": 0.2,
+        },
+    )
     run_stages(tmp_path, params)
     table = read_parquet(tmp_path / "data/count/shortcuts/n_opt.parquet")
     assert not table["exact"].any() and (table["method"] == "approx").all()
@@ -439,11 +534,23 @@ def test_approx_counter_on_hashed_counts_stays_within_epsilon():
 
 @pytest.mark.parametrize("method", ["exact", "enumerate"])
 def test_count_stage_certifies_with_other_methods(tmp_path, method):
-    params = shortcuts_params(tasks={"xor2": {"knowledge": "xor", "k": 2}},
-                              count={"extractors": ["joint", "disentangled"], "method": method, "epsilon": 0.8, "delta": 0.2})
+    params = shortcuts_params(
+        tasks={"xor2": {"knowledge": "xor", "k": 2}},
+        count={
+            "extractors": ["joint", "disentangled"],
+            "method": method,
+            "epsilon": 0.8,
+            "delta": 0.2,
+        },
+    )
     run_stages(tmp_path, params)
-    table = read_parquet(tmp_path / "data/count/shortcuts/n_opt.parquet").set_index(["extractor", "support_frac"])
-    assert table.loc[("joint", 1.0), "n_opt"] == "16" and table.loc[("disentangled", 1.0), "n_opt"] == "4"
+    table = read_parquet(tmp_path / "data/count/shortcuts/n_opt.parquet").set_index(
+        ["extractor", "support_frac"]
+    )
+    assert (
+        table.loc[("joint", 1.0), "n_opt"] == "16"
+        and table.loc[("disentangled", 1.0), "n_opt"] == "4"
+    )
     assert table.loc[("joint", 1.0), "method"] == method
     # The primary method never certifies itself.
     certified = table.loc[("joint", 1.0), "certified_by"].split(",")

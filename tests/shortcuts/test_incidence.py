@@ -21,15 +21,25 @@ ALL = ["00", "01", "10", "11"]
 
 def _outcome(alpha, *, acc=1.0, index=0):
     perfect = label_preserving(alpha, LABEL_OF, ALL) and acc >= 0.99
-    return RunOutcome(index, acc, 0.5, float("nan"), alpha, perfect,
-                      all(k == v for k, v in alpha.items()), len(set(alpha.values())) == len(alpha))
+    return RunOutcome(
+        index,
+        acc,
+        0.5,
+        float("nan"),
+        alpha,
+        perfect,
+        all(k == v for k, v in alpha.items()),
+        len(set(alpha.values())) == len(alpha),
+    )
 
 
 def test_label_preserving_on_the_support_only():
     alpha = {"00": "11", "01": "01", "10": "00", "11": "11"}  # breaks the label of 10
     assert not label_preserving(alpha, LABEL_OF, ALL)
     assert label_preserving(alpha, LABEL_OF, ["00", "01", "11"])
-    assert not label_preserving({"00": "00"}, LABEL_OF, ["00", "01"])  # missing image: not preserving
+    assert not label_preserving(
+        {"00": "00"}, LABEL_OF, ["00", "01"]
+    )  # missing image: not preserving
 
 
 def test_run_outcome_classification():
@@ -47,9 +57,16 @@ def test_run_outcome_classification():
 
 def test_incidence_summary_rate_and_wilson_interval():
     runs = [_outcome({g: g for g in ALL}, index=i) for i in range(7)]
-    runs += [_outcome({"00": "00", "01": "01", "10": "01", "11": "11"}, index=7 + i) for i in range(3)]
+    runs += [
+        _outcome({"00": "00", "01": "01", "10": "01", "11": "11"}, index=7 + i) for i in range(3)
+    ]
     summary = incidence_summary(runs)
-    assert (summary["n_runs"], summary["n_shortcut"], summary["n_collapse"], summary["n_identity"]) == (10, 3, 3, 7)
+    assert (
+        summary["n_runs"],
+        summary["n_shortcut"],
+        summary["n_collapse"],
+        summary["n_identity"],
+    ) == (10, 3, 3, 7)
     assert summary["rate"] == 0.3
     assert (summary["rate_lo"], summary["rate_hi"]) == wilson_interval(3, 10)
     assert summary["rate_lo"] < 0.3 < summary["rate_hi"]
@@ -69,13 +86,26 @@ def test_evaluate_runs_on_a_trained_batch_is_consistent():
 
     def split(n):
         G = np.repeat(states, n, axis=0)
-        X = np.hstack([(2.0 * G - 1.0) + 0.25 * rng.standard_normal(G.shape), rng.standard_normal((len(G), 2))])
+        X = np.hstack(
+            [
+                (2.0 * G - 1.0) + 0.25 * rng.standard_normal(G.shape),
+                rng.standard_normal((len(G), 2)),
+            ]
+        )
         return X, G, G.sum(axis=1) % 2
 
     train_split, test_split = split(10), split(20)
-    config = ConceptNetConfig(hidden=8, epochs=200, lr=2.0, init_scale_hidden=0.5, init_scale_heads=3.0)
-    _, res = train_label_only_sweep(*train_split[:1], train_split[2], train_split[1], kb,
-                                    seeds=[init_seed(0, "t", i) for i in range(6)], config=config)
+    config = ConceptNetConfig(
+        hidden=8, epochs=200, lr=2.0, init_scale_hidden=0.5, init_scale_heads=3.0
+    )
+    _, res = train_label_only_sweep(
+        *train_split[:1],
+        train_split[2],
+        train_split[1],
+        kb,
+        seeds=[init_seed(0, "t", i) for i in range(6)],
+        config=config,
+    )
     outcomes = evaluate_runs(res.params, kb, {"test": test_split}, ALL, min_acc_y=0.99)
     assert len(outcomes) == 6
     label_of = dict(zip(ALL, [0, 1, 1, 0]))

@@ -25,7 +25,9 @@ def _data(k=2, per_state=5, seed=0):
     rng = np.random.default_rng(seed)
     kb = _xor_table(k)
     G = np.repeat(kb.states, per_state, axis=0)
-    X = np.hstack([(2.0 * G - 1.0) + 0.25 * rng.standard_normal(G.shape), rng.standard_normal((len(G), 2))])
+    X = np.hstack(
+        [(2.0 * G - 1.0) + 0.25 * rng.standard_normal(G.shape), rng.standard_normal((len(G), 2))]
+    )
     return X, G, G.sum(axis=1) % 2, kb
 
 
@@ -69,7 +71,9 @@ def test_label_probability_is_sum_over_consistent_states():
 def test_train_is_deterministic_and_lowers_the_label_loss():
     X, G, Y, kb = _data(2, per_state=10)
     config = ConceptNetConfig(hidden=8, epochs=60)
-    p0 = init_params([np.random.SeedSequence([5, 0])], n_inputs=X.shape[1], n_concepts=2, config=config)
+    p0 = init_params(
+        [np.random.SeedSequence([5, 0])], n_inputs=X.shape[1], n_concepts=2, config=config
+    )
     a = train(p0, X, Y, G, kb, config=config)
     b = train(p0, X, Y, G, kb, config=config)
     assert np.array_equal(a.params.W1, b.params.W1) and np.array_equal(a.label_nll, b.label_nll)

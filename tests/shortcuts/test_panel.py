@@ -35,13 +35,18 @@ def _constructed(alpha, *, per_state=100, confidence=1.0):
     c_true, c_pred = np.array(c_true), np.array(c_pred)
     probs = []
     for j in range(2):
-        p = np.where(c_pred[:, j:j + 1] == np.arange(2)[None, :], confidence, 1.0 - confidence)
+        p = np.where(c_pred[:, j : j + 1] == np.arange(2)[None, :], confidence, 1.0 - confidence)
         probs.append(p)
     return c_true, probs
 
 
 SPEC_ALPHA = {"00": "00", "01": "01", "10": "01", "11": "11"}  # the spec's collapsing shortcut
-SWAP_ALPHA = {"00": "11", "01": "10", "10": "01", "11": "00"}  # a permutation (complement both bits)
+SWAP_ALPHA = {
+    "00": "11",
+    "01": "10",
+    "10": "01",
+    "11": "00",
+}  # a permutation (complement both bits)
 
 
 def test_panel_spec_collapse_hand_derived_values():
@@ -59,7 +64,13 @@ def test_panel_spec_collapse_hand_derived_values():
 def test_panel_identity_is_perfect():
     c_true, probs = _constructed({g: g for g in STATES})
     panel = concept_panel(c_true, probs, y_true=[0, 1], y_pred=[0, 1])
-    assert (panel["acc_c"], panel["f1_c"], panel["cls_c_count"], panel["ece_c"], panel["acc_y"]) == (1.0, 1.0, 0.0, 0.0, 1.0)
+    assert (
+        panel["acc_c"],
+        panel["f1_c"],
+        panel["cls_c_count"],
+        panel["ece_c"],
+        panel["acc_y"],
+    ) == (1.0, 1.0, 0.0, 0.0, 1.0)
     assert panel["cls_c"] == pytest.approx(0.0, abs=1e-12)
 
 
@@ -86,7 +97,9 @@ def test_concept_ece_calls_the_shared_ece_on_pooled_heads():
 
     c_true, probs = _constructed(SPEC_ALPHA, confidence=0.9)
     conf = np.concatenate([p.max(axis=1) for p in probs])
-    correct = np.concatenate([(p.argmax(axis=1) == c_true[:, j]).astype(int) for j, p in enumerate(probs)])
+    correct = np.concatenate(
+        [(p.argmax(axis=1) == c_true[:, j]).astype(int) for j, p in enumerate(probs)]
+    )
     assert concept_ece(c_true, probs) == expected_calibration_error(correct, conf)
     assert concept_ece(c_true, probs) == pytest.approx(0.15)
 
@@ -117,7 +130,9 @@ def test_concept_table_round_trip():
     c_true, probs = _constructed(SPEC_ALPHA, per_state=3, confidence=0.8)
     points = np.arange(12) * 7
     df = concept_table(points, c_true, probs)
-    got_points, got_true, got_probs = unpack_concept_table(df.sample(frac=1.0, random_state=0), source="x")
+    got_points, got_true, got_probs = unpack_concept_table(
+        df.sample(frac=1.0, random_state=0), source="x"
+    )
     assert np.array_equal(got_points, points) and np.array_equal(got_true, c_true)
     assert all(np.array_equal(a, b) for a, b in zip(got_probs, probs))
     assert np.array_equal(predicted_concepts(got_probs), predicted_concepts(probs))

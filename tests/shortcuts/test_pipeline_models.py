@@ -30,8 +30,14 @@ def _section():
 
 
 def _ctx(root, stage, section, *, step=None, args=None):
-    return StageContext(stage=stage, instrument="shortcuts", params={"shortcuts": section}, root=root,
-                        args=args or {}, step=step)
+    return StageContext(
+        stage=stage,
+        instrument="shortcuts",
+        params={"shortcuts": section},
+        root=root,
+        args=args or {},
+        step=step,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -41,8 +47,15 @@ def pipeline_run(tmp_path_factory):
     pipeline.generate(_ctx(root, "generate", section))
     pipeline.train(_ctx(root, "train", section))
     for frac in section["incidence"]["support_fracs"]:
-        pipeline.train_incidence(_ctx(root, "train", section, step="incidence",
-                                      args={"task": "xor2", "support": repr(float(frac))}))
+        pipeline.train_incidence(
+            _ctx(
+                root,
+                "train",
+                section,
+                step="incidence",
+                args={"task": "xor2", "support": repr(float(frac))},
+            )
+        )
     pipeline.score(_ctx(root, "score", section))
     pipeline.calibrate(_ctx(root, "calibrate", section))
     return root, section
@@ -55,14 +68,25 @@ def _table(root, stage, name):
 def test_train_writes_the_long_concept_table(pipeline_run):
     root, section = pipeline_run
     concepts = _table(root, "train", "concepts")
-    assert list(concepts.columns) == ["model", "split", "point", "concept", "gold", "probs", "logits"]
+    assert list(concepts.columns) == [
+        "model",
+        "split",
+        "point",
+        "concept",
+        "gold",
+        "probs",
+        "logits",
+    ]
     assert set(concepts["model"]) == {"label_only", "concept_sup"}
     test = concepts[(concepts["model"] == "label_only") & (concepts["split"] == "test")]
     assert len(test) == 4 * section["models"]["n_test_per_state"] * 2
     tasks = _table(root, "train", "tasks").set_index("use")
     sweep = _table(root, "train", "sweep")
     picked = sweep[sweep["picked"]]
-    assert len(picked) == 1 and int(picked["seed_index"].iloc[0]) == tasks.loc["head_to_head", "picked_seed"]
+    assert (
+        len(picked) == 1
+        and int(picked["seed_index"].iloc[0]) == tasks.loc["head_to_head", "picked_seed"]
+    )
     # The picked seed is the FIRST collapse of the sweep.
     assert not sweep[sweep["seed_index"] < picked["seed_index"].iloc[0]]["collapse"].any()
     assert tasks.loc["head_to_head", "n_concept_sup"] == section["models"]["concept_sup_points"]
@@ -89,7 +113,10 @@ def test_score_panel_meets_the_spec_thresholds(pipeline_run):
 def test_score_ood_counts_the_spec_survivors(pipeline_run):
     root, _ = pipeline_run
     ood = _table(root, "score", "ood").iloc[0]
-    assert (ood["n_opt_biased"], ood["n_survivors_counted"]) == (64, 16)  # spec: 16 of 64 at k=2, half support
+    assert (ood["n_opt_biased"], ood["n_survivors_counted"]) == (
+        64,
+        16,
+    )  # spec: 16 of 64 at k=2, half support
     assert ood["mean_acc_y_ood"] < ood["mean_acc_y_test"]
 
 
@@ -113,24 +140,31 @@ def test_calibrate_lowers_label_only_ece_and_keeps_accc(pipeline_run):
     assert table.loc["label_only", "ece_c_after"] < table.loc["label_only", "ece_c_before"]
     assert table.loc["label_only", "tau"] > 1
     assert (table["acc_c_after"] == table["acc_c_before"]).all()
-    metrics = yaml.safe_load((root / "data" / "calibrate" / "shortcuts" / "metrics.json").read_text())
+    metrics = yaml.safe_load(
+        (root / "data" / "calibrate" / "shortcuts" / "metrics.json").read_text()
+    )
     assert all(key.startswith("concept_calibration.") for key in metrics)
 
 
 def test_train_incidence_is_byte_deterministic(pipeline_run, tmp_path):
     root, section = pipeline_run
     pipeline.generate(_ctx(tmp_path, "generate", section))
-    pipeline.train_incidence(_ctx(tmp_path, "train", section, step="incidence", args={"task": "xor2", "support": "0.5"}))
+    pipeline.train_incidence(
+        _ctx(tmp_path, "train", section, step="incidence", args={"task": "xor2", "support": "0.5"})
+    )
     name = "data/train/shortcuts/incidence-xor2-0.5.parquet"
     assert (tmp_path / name).read_bytes() == (root / name).read_bytes()
 
 
-@pytest.mark.parametrize("args, message", [
-    ({"task": "xor9", "support": "1.0"}, "--arg task: must be one of"),
-    ({"task": "xor2", "support": "0.3"}, "--arg support: must be one of"),
-    ({"task": "xor2", "support": "1"}, "--arg support: must be one of"),
-    ({"task": "xor2"}, "needs --arg support"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ({"task": "xor9", "support": "1.0"}, "--arg task: must be one of"),
+        ({"task": "xor2", "support": "0.3"}, "--arg support: must be one of"),
+        ({"task": "xor2", "support": "1"}, "--arg support: must be one of"),
+        ({"task": "xor2"}, "needs --arg support"),
+    ],
+)
 def test_train_incidence_bad_args(tmp_path, args, message):
     with pytest.raises(UserError, match=message):
         pipeline.train_incidence(_ctx(tmp_path, "train", _section(), step="incidence", args=args))
@@ -147,14 +181,29 @@ def test_train_fails_loudly_when_no_seed_collapses(tmp_path):
     assert not (tmp_path / "data" / "train").exists()
 
 
-@pytest.mark.parametrize("path, value, message", [
-    (("models", "epochs"), 0, "shortcuts.models.epochs must be >= 1, got 0"),
-    (("models", "lr"), -1.0, "shortcuts.models.lr must be > 0, got -1.0"),
-    (("models", "ood_support_frac"), 1.0, "shortcuts.models.ood_support_frac must be < 1, got 1.0"),
-    (("incidence", "seeds"), "many", 'shortcuts.incidence.seeds must be of type integer, got "many"'),
-    (("incidence", "support_fracs"), [1.5], "shortcuts.incidence.support_fracs.0 must be <= 1, got 1.5"),
-    (("models", "colour"), 1, "shortcuts.models has unknown key colour"),
-])
+@pytest.mark.parametrize(
+    "path, value, message",
+    [
+        (("models", "epochs"), 0, "shortcuts.models.epochs must be >= 1, got 0"),
+        (("models", "lr"), -1.0, "shortcuts.models.lr must be > 0, got -1.0"),
+        (
+            ("models", "ood_support_frac"),
+            1.0,
+            "shortcuts.models.ood_support_frac must be < 1, got 1.0",
+        ),
+        (
+            ("incidence", "seeds"),
+            "many",
+            'shortcuts.incidence.seeds must be of type integer, got "many"',
+        ),
+        (
+            ("incidence", "support_fracs"),
+            [1.5],
+            "shortcuts.incidence.support_fracs.0 must be <= 1, got 1.5",
+        ),
+        (("models", "colour"), 1, "shortcuts.models has unknown key colour"),
+    ],
+)
 def test_params_schema_rejects_bad_values_with_one_line(path, value, message):
     with open(ROOT / "workflow" / "schemas" / "shortcuts.schema.yaml", encoding="utf-8") as handle:
         schema = yaml.safe_load(handle)
@@ -169,7 +218,8 @@ def test_params_schema_rejects_bad_values_with_one_line(path, value, message):
 
 
 def _constructed_train_artifacts(root, section, alpha_label_only):
-    """train-stage tables for two constructed models: label-only predicts alpha(g), the twin the identity."""
+    """train-stage tables for two constructed models: label-only predicts alpha(g), the twin the
+    identity."""
     import numpy as np
 
     from nesybench.shortcuts.panel import concept_table
@@ -181,20 +231,49 @@ def _constructed_train_artifacts(root, section, alpha_label_only):
         for split in ("train", "test"):
             g = np.array([[int(b) for b in s] for s in states for _ in range(10)])
             pred = np.array([[int(b) for b in alpha[s]] for s in states for _ in range(10)])
-            logits = [np.where(pred[:, j:j + 1] == np.arange(2), 8.0, 0.0) for j in range(2)]
+            logits = [np.where(pred[:, j : j + 1] == np.arange(2), 8.0, 0.0) for j in range(2)]
             probs = [np.exp(z) / np.exp(z).sum(axis=1, keepdims=True) for z in logits]
             df = concept_table(np.arange(40), g, probs, logits=logits)
             df.insert(0, "split", split)
             df.insert(0, "model", model)
             concept_frames.append(df)
             y = g.sum(axis=1) % 2
-            label_frames.append(pd.DataFrame({"model": model, "split": split, "point": np.arange(40), "y_true": y,
-                                              "y_pred": y}))
-    ctx.write_table("concepts", pd.concat(concept_frames, ignore_index=True), key=["model", "split", "point", "concept"])
-    ctx.write_table("labels", pd.concat(label_frames, ignore_index=True), key=["model", "split", "point"])
-    ctx.write_table("tasks", pd.DataFrame([
-        {"use": "head_to_head", "task": "xor2", "support_frac": 1.0, "support": ",".join(states), "n_train": 40,
-         "n_concept_sup": 4, "picked_seed": 0}]), key=["use"])
+            label_frames.append(
+                pd.DataFrame(
+                    {
+                        "model": model,
+                        "split": split,
+                        "point": np.arange(40),
+                        "y_true": y,
+                        "y_pred": y,
+                    }
+                )
+            )
+    ctx.write_table(
+        "concepts",
+        pd.concat(concept_frames, ignore_index=True),
+        key=["model", "split", "point", "concept"],
+    )
+    ctx.write_table(
+        "labels", pd.concat(label_frames, ignore_index=True), key=["model", "split", "point"]
+    )
+    ctx.write_table(
+        "tasks",
+        pd.DataFrame(
+            [
+                {
+                    "use": "head_to_head",
+                    "task": "xor2",
+                    "support_frac": 1.0,
+                    "support": ",".join(states),
+                    "n_train": 40,
+                    "n_concept_sup": 4,
+                    "picked_seed": 0,
+                }
+            ]
+        ),
+        key=["use"],
+    )
 
 
 def test_score_claims_fail_when_label_only_has_no_shortcut(tmp_path):
@@ -206,16 +285,21 @@ def test_score_claims_fail_when_label_only_has_no_shortcut(tmp_path):
 
 
 def test_score_claims_fail_on_a_permutation_shortcut(tmp_path):
-    # Swapping both bits is a label-preserving shortcut but not a collapse: Cls(C) = 0 fails its claim.
+    # Swapping both bits is a label-preserving shortcut but not a collapse: Cls(C) = 0 fails its
+    # claim.
     section = _section()
-    _constructed_train_artifacts(tmp_path, section, {"00": "11", "01": "10", "10": "01", "11": "00"})
+    _constructed_train_artifacts(
+        tmp_path, section, {"00": "11", "01": "10", "10": "01", "11": "00"}
+    )
     with pytest.raises(ClaimFailed, match="Cls\\(C\\): label-only >= 0.2"):
         pipeline.score(_ctx(tmp_path, "score", section))
 
 
 def test_calibrate_keeps_accc_on_constructed_collapse(tmp_path):
     section = _section()
-    _constructed_train_artifacts(tmp_path, section, {"00": "00", "01": "01", "10": "01", "11": "11"})
+    _constructed_train_artifacts(
+        tmp_path, section, {"00": "00", "01": "01", "10": "01", "11": "11"}
+    )
     pipeline.calibrate(_ctx(tmp_path, "calibrate", section))
     table = _table(tmp_path, "calibrate", "concept_calibration").set_index("model")
     assert table.loc["label_only", "acc_c_before"] == table.loc["label_only", "acc_c_after"] == 0.75

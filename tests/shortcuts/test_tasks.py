@@ -7,6 +7,7 @@ import dataclasses
 import numpy as np
 import pytest
 
+from nesybench.counting import label_class_sizes
 from nesybench.errors import ClaimFailed, UserError
 from nesybench.shortcuts.tasks import (
     certify_task,
@@ -16,13 +17,20 @@ from nesybench.shortcuts.tasks import (
     random_3cnf,
     support_states,
 )
-from nesybench.counting import label_class_sizes
 
 SPEC_CNF = "(x1 | x2 | x3) & (x2 | x3 | ~x1) & (~x3 | ~x2 | x1)"
 
 
 def demo_task(**overrides):
-    args = dict(name="xor2", n_train_per_state=20, n_test_per_state=50, n_distractors=2, support_frac=1.0, noise=0.25, seed=0)
+    args = dict(
+        name="xor2",
+        n_train_per_state=20,
+        n_test_per_state=50,
+        n_distractors=2,
+        support_frac=1.0,
+        noise=0.25,
+        seed=0,
+    )
     args.update(overrides)
     return make_task(make_knowledge("xor", 2), **args)
 
@@ -55,14 +63,26 @@ def test_make_task_is_pure_and_seeded():
 
 
 def test_labels_come_from_knowledge_not_input():
-    task = make_task(make_knowledge(SPEC_CNF, 3), name="cnf3", n_train_per_state=5, n_test_per_state=5, support_frac=0.75)
+    task = make_task(
+        make_knowledge(SPEC_CNF, 3),
+        name="cnf3",
+        n_train_per_state=5,
+        n_test_per_state=5,
+        support_frac=0.75,
+    )
     for split in task.splits.values():
         assert np.array_equal(split.Y, task.knowledge.labels(split.G))
 
 
 @pytest.mark.parametrize("frac, n_keep", [(1.0, 8), (0.75, 6), (0.5, 4), (0.01, 1)])
 def test_support_knob_sizes_and_ood_complement(frac, n_keep):
-    task = make_task(make_knowledge("xor", 3), name="xor3", n_train_per_state=20, n_test_per_state=50, support_frac=frac)
+    task = make_task(
+        make_knowledge("xor", 3),
+        name="xor3",
+        n_train_per_state=20,
+        n_test_per_state=50,
+        support_frac=frac,
+    )
     assert len(task.support) == n_keep
     cert = certify_task(task)
     assert cert["splits"]["train"]["states"] == sorted(task.support)
@@ -141,4 +161,6 @@ def test_make_task_bad_arguments(overrides, fragment):
 
 def test_make_task_needs_both_labels():
     with pytest.raises(UserError, match="needs both labels"):
-        make_task(make_knowledge("(x1 | ~x1)", 1), name="taut", n_train_per_state=1, n_test_per_state=1)
+        make_task(
+            make_knowledge("(x1 | ~x1)", 1), name="taut", n_train_per_state=1, n_test_per_state=1
+        )

@@ -29,11 +29,19 @@ ROOT = Path(__file__).resolve().parents[2]
 def committed_metrics(root: Path) -> dict[str, dict]:
     out = {}
     names = sorted(p.name for p in (root / "reports" / "metrics").glob("*.json"))
-    listing = subprocess.run(["git", "ls-files", "reports/metrics"], cwd=root, capture_output=True, text=True)
+    listing = subprocess.run(
+        ["git", "ls-files", "reports/metrics"], cwd=root, capture_output=True, text=True
+    )
     if listing.returncode == 0 and listing.stdout.strip():
         names = sorted(Path(line).name for line in listing.stdout.split())
         for name in names:
-            text = subprocess.run(["git", "show", f"HEAD:reports/metrics/{name}"], cwd=root, capture_output=True, text=True, check=True).stdout
+            text = subprocess.run(
+                ["git", "show", f"HEAD:reports/metrics/{name}"],
+                cwd=root,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
             out[name[:-5]] = json.loads(text)
         return out
     for name in names:
@@ -42,7 +50,10 @@ def committed_metrics(root: Path) -> dict[str, dict]:
 
 
 def fresh_metrics(root: Path) -> dict[str, dict]:
-    return {p.stem: json.loads(p.read_text()) for p in sorted((root / "reports" / "metrics").glob("*.json"))}
+    return {
+        p.stem: json.loads(p.read_text())
+        for p in sorted((root / "reports" / "metrics").glob("*.json"))
+    }
 
 
 def tolerance_for(key: str, spec: dict) -> float:
@@ -68,23 +79,38 @@ def compare(old: dict[str, dict], new: dict[str, dict], spec: dict) -> list[dict
             else:
                 drift, ok = None, va == vb
             if not ok:
-                rows.append({"metric": key, "committed": va, "fresh": vb, "drift": drift, "tolerance": tol})
+                rows.append(
+                    {"metric": key, "committed": va, "fresh": vb, "drift": drift, "tolerance": tol}
+                )
     return rows
 
 
 def print_table(rows: list[dict]) -> None:
     header = ["metric", "committed", "fresh", "|drift|", "tolerance"]
-    body = [[r["metric"], str(r["committed"]), str(r["fresh"]), "-" if r["drift"] is None else f"{r['drift']:.6g}", f"{r['tolerance']:g}"] for r in rows]
+    body = [
+        [
+            r["metric"],
+            str(r["committed"]),
+            str(r["fresh"]),
+            "-" if r["drift"] is None else f"{r['drift']:.6g}",
+            f"{r['tolerance']:g}",
+        ]
+        for r in rows
+    ]
     widths = [max(len(x) for x in col) for col in zip(header, *body)]
     for line in [header, ["-" * w for w in widths], *body]:
         print("  ".join(v.ljust(w) for v, w in zip(line, widths)))
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Rerun the pipeline from scratch and compare metrics with the committed ones.")
+    parser = argparse.ArgumentParser(
+        description="Rerun the pipeline from scratch and compare metrics with the committed ones."
+    )
     parser.add_argument("--cores", type=int, default=4)
     parser.add_argument("--root", default=str(ROOT))
-    parser.add_argument("--no-run", action="store_true", help="compare the metrics on disk without rerunning")
+    parser.add_argument(
+        "--no-run", action="store_true", help="compare the metrics on disk without rerunning"
+    )
     args = parser.parse_args(argv)
     root = Path(args.root).resolve()
     try:
@@ -94,12 +120,19 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     old = committed_metrics(root)
     if not old:
-        print("error: no committed reports/metrics/*.json to compare with; run the pipeline and commit them first", file=sys.stderr)
+        print(
+            "error: no committed reports/metrics/*.json to compare with; run the pipeline and "
+            "commit them first",
+            file=sys.stderr,
+        )
         return 2
     if not args.no_run:
         run = subprocess.run(["snakemake", "--cores", str(args.cores), "--forceall"], cwd=root)
         if run.returncode != 0:
-            print(f"nightly: FAILED: the pipeline exited with status {run.returncode} (a failed claim or a crash; see the log above)")
+            print(
+                f"nightly: FAILED: the pipeline exited with status {run.returncode} (a failed "
+                "claim or a crash; see the log above)"
+            )
             return 1
     rows = compare(old, fresh_metrics(root), spec)
     n = sum(len(v) for v in old.values())

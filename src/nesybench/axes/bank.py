@@ -30,17 +30,39 @@ VARIABLE = "X"
 
 #: predicate -> layer; layer 0 is stated, layers 1-3 are derived heads.
 LAYERS: dict[str, int] = {
-    "cited": 0, "funded": 0, "tenured": 0, "visiting": 0,
-    "productive": 1, "collaborative": 1,
-    "senior": 2, "published": 2,
-    "distinguished": 3, "eminent": 3,
+    "cited": 0,
+    "funded": 0,
+    "tenured": 0,
+    "visiting": 0,
+    "productive": 1,
+    "collaborative": 1,
+    "senior": 2,
+    "published": 2,
+    "distinguished": 3,
+    "eminent": 3,
 }
 STATED = tuple(p for p, layer in LAYERS.items() if layer == 0)
 MAX_LAYER = max(LAYERS.values())
 
 #: entity names (lower case constants; the grammar capitalises them)
-NAMES = ("anne", "bruno", "carla", "dmitri", "elena", "farid", "greta", "hiro",
-         "ines", "jonas", "kira", "luca", "mona", "nils", "olga", "pavel")
+NAMES = (
+    "anne",
+    "bruno",
+    "carla",
+    "dmitri",
+    "elena",
+    "farid",
+    "greta",
+    "hiro",
+    "ines",
+    "jonas",
+    "kira",
+    "luca",
+    "mona",
+    "nils",
+    "olga",
+    "pavel",
+)
 
 
 @dataclass(frozen=True)
@@ -71,7 +93,9 @@ def layer_of(pred: str) -> int:
     return LAYERS[pred]
 
 
-def sample_rule(head: str, rng: np.random.Generator, *, extra_prob: float, negate_prob: float) -> Rule:
+def sample_rule(
+    head: str, rng: np.random.Generator, *, extra_prob: float, negate_prob: float
+) -> Rule:
     """One rule for ``head``: a positive body literal from the layer below (this
     pins depth to the layer index) and, with probability ``extra_prob``, one more
     layer-0 literal, negated (as failure) with probability ``negate_prob``."""
@@ -87,13 +111,17 @@ def sample_rule(head: str, rng: np.random.Generator, *, extra_prob: float, negat
 
 
 def sample_theory(split: str, index: int, rng: np.random.Generator, config: BankConfig) -> Theory:
-    """A theory with ``n_entities`` people, stated layer-0 facts and ``rules_per_head`` rules per head."""
+    """A theory with ``n_entities`` people, stated layer-0 facts and ``rules_per_head`` rules per
+    head."""
     picks = rng.choice(len(NAMES), size=config.n_entities, replace=False)
     entities = tuple(sorted(NAMES[int(i)] for i in picks))
-    facts = tuple(Atom(p, (e,)) for e in entities for p in STATED if rng.random() < config.fact_prob)
+    facts = tuple(
+        Atom(p, (e,)) for e in entities for p in STATED if rng.random() < config.fact_prob
+    )
     rules = tuple(
         sample_rule(head, rng, extra_prob=config.extra_prob, negate_prob=config.negate_prob)
-        for head, layer in LAYERS.items() if layer > 0
+        for head, layer in LAYERS.items()
+        if layer > 0
         for _ in range(config.rules_per_head)
     )
     return Theory(split, index, entities, facts, rules)
@@ -107,7 +135,9 @@ def theory_rng(seed: int, split: str, index: int) -> np.random.Generator:
 def generate_theories(config: BankConfig, *, seed: int) -> list[Theory]:
     theories = []
     for split, count in (("train", config.n_train_theories), ("eval", config.n_eval_theories)):
-        theories += [sample_theory(split, i, theory_rng(seed, split, i), config) for i in range(count)]
+        theories += [
+            sample_theory(split, i, theory_rng(seed, split, i), config) for i in range(count)
+        ]
     return theories
 
 
@@ -126,17 +156,27 @@ def label_theory(theory: Theory, rng: np.random.Generator) -> list[dict]:
     prover = Prover(theory.facts, theory.rules)
     rows = []
     for layer in range(MAX_LAYER + 1):
-        atoms = [Atom(p, (e,)) for p, lay in LAYERS.items() if lay == layer for e in theory.entities]
+        atoms = [
+            Atom(p, (e,)) for p, lay in LAYERS.items() if lay == layer for e in theory.entities
+        ]
         derivable = [a for a in atoms if closure.holds(a)]
         underivable = [a for a in atoms if not closure.holds(a)]
         for a in derivable:
-            check_claim(closure.depth(a) == layer,
-                        f"theory {theory.split}/{theory.index}: depth of {a} must be its layer {layer}, got {closure.depth(a)}")
-            check_claim(prover.prove(a) is not None,
-                        f"theory {theory.split}/{theory.index}: the backward prover must re-derive {a}")
+            check_claim(
+                closure.depth(a) == layer,
+                f"theory {theory.split}/{theory.index}: depth of {a} must be its layer {layer}, "
+                f"got {closure.depth(a)}",
+            )
+            check_claim(
+                prover.prove(a) is not None,
+                f"theory {theory.split}/{theory.index}: the backward prover must re-derive {a}",
+            )
         for a in underivable:
-            check_claim(prover.prove(a) is None,
-                        f"theory {theory.split}/{theory.index}: the prover proves {a}, which the chainer does not derive")
+            check_claim(
+                prover.prove(a) is None,
+                f"theory {theory.split}/{theory.index}: the prover proves {a}, which the chainer "
+                "does not derive",
+            )
         n_pairs = min(len(derivable), len(underivable))
         if n_pairs == 0:
             continue
@@ -145,12 +185,21 @@ def label_theory(theory: Theory, rng: np.random.Generator) -> list[dict]:
         for pair, (i, j) in enumerate(zip(keep, partners)):
             for atom, holds in ((derivable[i], True), (underivable[int(j)], False)):
                 for negated in (False, True):
-                    rows.append({
-                        "split": theory.split, "theory": theory.index, "layer": layer, "depth": layer,
-                        "pair": pair, "pred": atom.pred, "entity": atom.args[0],
-                        "negated": negated, "holds": holds, "label": holds != negated,
-                        "entities": ",".join(theory.entities),
-                    })
+                    rows.append(
+                        {
+                            "split": theory.split,
+                            "theory": theory.index,
+                            "layer": layer,
+                            "depth": layer,
+                            "pair": pair,
+                            "pred": atom.pred,
+                            "entity": atom.args[0],
+                            "negated": negated,
+                            "holds": holds,
+                            "label": holds != negated,
+                            "entities": ",".join(theory.entities),
+                        }
+                    )
     return rows
 
 
@@ -170,33 +219,65 @@ def build_bank(config: BankConfig, *, seed: int) -> tuple[pd.DataFrame, pd.DataF
     bank_rows, question_rows = [], []
     for t in theories:
         for item, fact in enumerate(t.facts):
-            bank_rows.append({"split": t.split, "theory": t.index, "item": item, "kind": "fact",
-                              "head": fact.pred, "entity": fact.args[0], "body": "", "extra": "",
-                              "extra_positive": True})
+            bank_rows.append(
+                {
+                    "split": t.split,
+                    "theory": t.index,
+                    "item": item,
+                    "kind": "fact",
+                    "head": fact.pred,
+                    "entity": fact.args[0],
+                    "body": "",
+                    "extra": "",
+                    "extra_positive": True,
+                }
+            )
         for item, rule in enumerate(t.rules, start=len(t.facts)):
             extra = rule.body[1] if len(rule.body) > 1 else None
-            bank_rows.append({"split": t.split, "theory": t.index, "item": item, "kind": "rule",
-                              "head": rule.head.pred, "entity": "", "body": rule.body[0].atom.pred,
-                              "extra": extra.atom.pred if extra else "",
-                              "extra_positive": bool(extra.positive) if extra else True})
-        rng = np.random.default_rng(np.random.SeedSequence([seed, t.index, *f"label-{t.split}".encode()]))
+            bank_rows.append(
+                {
+                    "split": t.split,
+                    "theory": t.index,
+                    "item": item,
+                    "kind": "rule",
+                    "head": rule.head.pred,
+                    "entity": "",
+                    "body": rule.body[0].atom.pred,
+                    "extra": extra.atom.pred if extra else "",
+                    "extra_positive": bool(extra.positive) if extra else True,
+                }
+            )
+        rng = np.random.default_rng(
+            np.random.SeedSequence([seed, t.index, *f"label-{t.split}".encode()])
+        )
         question_rows += label_theory(t, rng)
     bank = pd.DataFrame(bank_rows)
     questions = pd.DataFrame(question_rows)
-    questions["text"] = [question_text(p, e, n) for p, e, n in
-                         zip(questions["pred"], questions["entity"], questions["negated"])]
-    questions = questions.sort_values(["split", "theory", "layer", "pair", "holds", "negated"],
-                                      ascending=[True, True, True, True, False, True], kind="mergesort")
+    questions["text"] = [
+        question_text(p, e, n)
+        for p, e, n in zip(questions["pred"], questions["entity"], questions["negated"])
+    ]
+    questions = questions.sort_values(
+        ["split", "theory", "layer", "pair", "holds", "negated"],
+        ascending=[True, True, True, True, False, True],
+        kind="mergesort",
+    )
     questions.insert(0, "qid", questions.groupby("split").cumcount().astype("int64"))
     return bank, questions.reset_index(drop=True), theories
 
 
-def theories_from_table(bank: pd.DataFrame, questions: pd.DataFrame) -> dict[tuple[str, int], Theory]:
+def theories_from_table(
+    bank: pd.DataFrame, questions: pd.DataFrame
+) -> dict[tuple[str, int], Theory]:
     """Rebuild the theories from the ``bank`` and ``questions`` tables of the generate stage."""
     x = (VARIABLE,)
     out: dict[tuple[str, int], Theory] = {}
-    entities = {(s, int(t)): tuple(e.split(",")) for s, t, e in
-                questions[["split", "theory", "entities"]].drop_duplicates().itertuples(index=False)}
+    entities = {
+        (s, int(t)): tuple(e.split(","))
+        for s, t, e in questions[["split", "theory", "entities"]]
+        .drop_duplicates()
+        .itertuples(index=False)
+    }
     for (split, index), group in bank.groupby(["split", "theory"], sort=True):
         group = group.sort_values("item")
         facts = tuple(Atom(r.head, (r.entity,)) for r in group.itertuples() if r.kind == "fact")
@@ -219,10 +300,15 @@ def balance_table(questions: pd.DataFrame) -> pd.DataFrame:
     """Per split and depth: n, True, False, and the True rate among plain and negated questions."""
     rows = []
     for (split, depth), g in questions.groupby(["split", "depth"], sort=True):
-        rows.append({
-            "split": split, "depth": int(depth), "n": len(g),
-            "n_true": int(g["label"].sum()), "n_false": int((~g["label"]).sum()),
-            "true_rate_plain": float(g.loc[~g["negated"], "label"].mean()),
-            "true_rate_negated": float(g.loc[g["negated"], "label"].mean()),
-        })
+        rows.append(
+            {
+                "split": split,
+                "depth": int(depth),
+                "n": len(g),
+                "n_true": int(g["label"].sum()),
+                "n_false": int((~g["label"]).sum()),
+                "true_rate_plain": float(g.loc[~g["negated"], "label"].mean()),
+                "true_rate_negated": float(g.loc[g["negated"], "label"].mean()),
+            }
+        )
     return pd.DataFrame(rows)

@@ -13,9 +13,9 @@ import math
 
 import pandas as pd
 
+from ..console import format_table
 from ..errors import UserError
 from ..io import dumps_json
-from ..stages import format_table
 from .mixture import mixture_report
 
 
@@ -37,13 +37,28 @@ def register(subparsers) -> None:
         "mixture",
         help="aggregate accuracies, tie mixes and pure-depth winners of two per-depth profiles",
         description=__doc__ + "\nExample: nesybench mixture --a 1.0,0.9659,0.5,0.5 "
-                              "--b 0.9266,1.0,0.8321,1.0 --n 804,352,280,64",
+        "--b 0.9266,1.0,0.8321,1.0 --n 804,352,280,64",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--a", required=True, metavar="A0,A1,...", help="system a's accuracy at depth 0, 1, ... (in [0, 1])")
-    p.add_argument("--b", required=True, metavar="B0,B1,...", help="system b's accuracy at the same depths")
-    p.add_argument("--n", metavar="N0,N1,...", help="questions per depth in the bank (>= 0); gives the aggregates")
-    p.add_argument("--json", action="store_true", help="print JSON (aggregate_a, aggregate_b, ties, pure_depth)")
+    p.add_argument(
+        "--a",
+        required=True,
+        metavar="A0,A1,...",
+        help="system a's accuracy at depth 0, 1, ... (in [0, 1])",
+    )
+    p.add_argument(
+        "--b", required=True, metavar="B0,B1,...", help="system b's accuracy at the same depths"
+    )
+    p.add_argument(
+        "--n",
+        metavar="N0,N1,...",
+        help="questions per depth in the bank (>= 0); gives the aggregates",
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print JSON (aggregate_a, aggregate_b, ties, pure_depth)",
+    )
     p.set_defaults(func=run_mixture)
 
 
@@ -63,13 +78,20 @@ def run_mixture(args: argparse.Namespace) -> int:
     if n is not None:
         print(f"aggregate a = {report['aggregate_a']:.4f}")
         print(f"aggregate b = {report['aggregate_b']:.4f}")
-    ties = pd.DataFrame([
-        {"depths": f"{t['depths'][0]},{t['depths'][1]}",
-         "pi_first": "-" if t["pi"] is None else f"{t['pi']:.4f}",
-         "tied accuracy": "-" if t["accuracy"] is None else f"{t['accuracy']:.4f}"}
-        for t in report["ties"]
-    ])
-    print("\nmixes over two depths that tie a and b (pi_first = weight of the first depth; - = no tie in [0, 1])")
+    ties = pd.DataFrame(
+        [
+            {
+                "depths": f"{t['depths'][0]},{t['depths'][1]}",
+                "pi_first": "-" if t["pi"] is None else f"{t['pi']:.4f}",
+                "tied accuracy": "-" if t["accuracy"] is None else f"{t['accuracy']:.4f}",
+            }
+            for t in report["ties"]
+        ]
+    )
+    print(
+        "\nmixes over two depths that tie a and b (pi_first = weight of the first depth; - = no "
+        "tie in [0, 1])"
+    )
     print(format_table(ties))
     print("\npure-depth banks: which system ranks first")
     print(format_table(pd.DataFrame(report["pure_depth"])))

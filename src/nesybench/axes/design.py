@@ -48,16 +48,24 @@ def questions_per_cell(*, half_width: float, p: float = 0.5, z: float = 1.96) ->
     return math.ceil(round(z * z * p * (1 - p) / (half_width * half_width), 9))
 
 
-def design_table(*, axes: int = 7, levels: int = 3, half_width: float = 0.05, p: float = 0.5, z: float = 1.96) -> list[dict]:
+def design_table(
+    *, axes: int = 7, levels: int = 3, half_width: float = 0.05, p: float = 0.5, z: float = 1.96
+) -> list[dict]:
     """The rows the report prints: quantity, value, formula."""
     n = questions_per_cell(half_width=half_width, p=p, z=z)
     full = factorial_cells(axes=axes, levels=levels)
     return [
-        {"quantity": "one-factor-at-a-time cells", "value": ofat_cells(axes=axes, levels=levels),
-         "formula": f"1 + {axes}({levels} - 1)"},
+        {
+            "quantity": "one-factor-at-a-time cells",
+            "value": ofat_cells(axes=axes, levels=levels),
+            "formula": f"1 + {axes}({levels} - 1)",
+        },
         {"quantity": "full factorial cells", "value": full, "formula": f"{levels}^{axes}"},
-        {"quantity": "questions per cell", "value": n,
-         "formula": f"ceil({z}^2 * {p}(1 - {p}) / {half_width}^2)"},
+        {
+            "quantity": "questions per cell",
+            "value": n,
+            "formula": f"ceil({z}^2 * {p}(1 - {p}) / {half_width}^2)",
+        },
         {"quantity": "questions for the full grid", "value": full * n, "formula": f"{full} x {n}"},
     ]
 

@@ -39,12 +39,17 @@ def flip_one_condition(theory: Theory, rng: np.random.Generator) -> tuple[Theory
     rule = theory.rules[i]
     extra = rule.body[1]
     edited_rule = Rule(rule.head, (rule.body[0], Literal(extra.atom, positive=not extra.positive)))
-    rules = theory.rules[:i] + (edited_rule,) + theory.rules[i + 1:]
+    rules = theory.rules[:i] + (edited_rule,) + theory.rules[i + 1 :]
     return replace(theory, rules=rules), i
 
 
-def flip_probe(questions: pd.DataFrame, theories: Mapping[tuple[str, int], Theory],
-               model: SoftReasoner, *, seed: int) -> pd.DataFrame:
+def flip_probe(
+    questions: pd.DataFrame,
+    theories: Mapping[tuple[str, int], Theory],
+    model: SoftReasoner,
+    *,
+    seed: int,
+) -> pd.DataFrame:
     """One row per question whose gold label flips under its theory's edit.
 
     Columns: ``split, qid, theory, depth, edited_rule, label_before, label_after,
@@ -52,14 +57,23 @@ def flip_probe(questions: pd.DataFrame, theories: Mapping[tuple[str, int], Theor
     """
     edited: dict[tuple[str, int], Theory] = {}
     edited_rule: dict[tuple[str, int], int | None] = {}
-    for key in sorted({(s, int(t)) for s, t in questions[["split", "theory"]].itertuples(index=False)}):
-        rng = np.random.default_rng(np.random.SeedSequence([seed, key[1], *f"flip-{key[0]}".encode()]))
+    for key in sorted(
+        {(s, int(t)) for s, t in questions[["split", "theory"]].itertuples(index=False)}
+    ):
+        rng = np.random.default_rng(
+            np.random.SeedSequence([seed, key[1], *f"flip-{key[0]}".encode()])
+        )
         edited[key], edited_rule[key] = flip_one_condition(theories[key], rng)
     closures = {k: forward_chain(t.facts, t.rules) for k, t in edited.items()}
-    new_label = np.array([
-        closures[(s, int(t))].holds(Atom(p, (e,))) != bool(n)
-        for s, t, p, e, n in questions[["split", "theory", "pred", "entity", "negated"]].itertuples(index=False)
-    ], dtype=bool)
+    new_label = np.array(
+        [
+            closures[(s, int(t))].holds(Atom(p, (e,))) != bool(n)
+            for s, t, p, e, n in questions[
+                ["split", "theory", "pred", "entity", "negated"]
+            ].itertuples(index=False)
+        ],
+        dtype=bool,
+    )
     flipped = questions.loc[new_label != questions["label"].to_numpy(dtype=bool)].copy()
     flipped["label_after"] = new_label[new_label != questions["label"].to_numpy(dtype=bool)]
     if flipped.empty:
@@ -69,12 +83,28 @@ def flip_probe(questions: pd.DataFrame, theories: Mapping[tuple[str, int], Theor
     provers = {k: Prover(t.facts, t.rules) for k, t in edited.items()}
     flipped["prover_after"] = [
         answer(Atom(("not_" if n else "") + p, (e,)), provers[(s, int(t))])
-        for s, t, p, e, n in flipped[["split", "theory", "pred", "entity", "negated"]].itertuples(index=False)
+        for s, t, p, e, n in flipped[["split", "theory", "pred", "entity", "negated"]].itertuples(
+            index=False
+        )
     ]
-    flipped["edited_rule"] = [edited_rule[(s, int(t))] for s, t in flipped[["split", "theory"]].itertuples(index=False)]
+    flipped["edited_rule"] = [
+        edited_rule[(s, int(t))] for s, t in flipped[["split", "theory"]].itertuples(index=False)
+    ]
     out = flipped.rename(columns={"label": "label_before"})
-    return out[["split", "qid", "theory", "depth", "edited_rule", "label_before", "label_after",
-                "soft_before", "soft_after", "prover_after"]].reset_index(drop=True)
+    return out[
+        [
+            "split",
+            "qid",
+            "theory",
+            "depth",
+            "edited_rule",
+            "label_before",
+            "label_after",
+            "soft_before",
+            "soft_after",
+            "prover_after",
+        ]
+    ].reset_index(drop=True)
 
 
 def flip_summary(flips: pd.DataFrame) -> dict[str, float | int]:
@@ -83,6 +113,12 @@ def flip_summary(flips: pd.DataFrame) -> dict[str, float | int]:
     before = int((flips["soft_before"] == flips["label_before"]).sum()) if n else 0
     after = int((flips["soft_after"] == flips["label_after"]).sum()) if n else 0
     prover = int((flips["prover_after"] == flips["label_after"]).sum()) if n else 0
-    return {"n_flipped": n, "soft_correct_before": before, "soft_accuracy_before": before / n if n else float("nan"),
-            "soft_tracked_after": after, "soft_accuracy_after": after / n if n else float("nan"),
-            "prover_tracked_after": prover, "prover_accuracy_after": prover / n if n else float("nan")}
+    return {
+        "n_flipped": n,
+        "soft_correct_before": before,
+        "soft_accuracy_before": before / n if n else float("nan"),
+        "soft_tracked_after": after,
+        "soft_accuracy_after": after / n if n else float("nan"),
+        "prover_tracked_after": prover,
+        "prover_accuracy_after": prover / n if n else float("nan"),
+    }

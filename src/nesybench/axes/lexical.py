@@ -31,8 +31,8 @@ SYNONYMS: dict[str, str] = {
     "productive": "prolific",
     "funded": "sponsored",
     "published": "printed",
-    "cited": "referenced",   # unknown to the repair lexicon: stays out of grammar
-    "senior": "veteran",     # unknown to the repair lexicon: stays out of grammar
+    "cited": "referenced",  # unknown to the repair lexicon: stays out of grammar
+    "senior": "veteran",  # unknown to the repair lexicon: stays out of grammar
 }
 #: the canonical predicates whose synonym the repair lexicon knows
 REPAIRABLE = ("productive", "funded", "published")
@@ -60,10 +60,14 @@ def apply_synonyms(questions: pd.DataFrame, *, prob: float, seed: int) -> pd.Dat
     and id, so it does not depend on row order.
     """
     surface, rewritten = [], []
-    for split, qid, pred, text in questions[["split", "qid", "pred", "text"]].itertuples(index=False):
+    for split, qid, pred, text in questions[["split", "qid", "pred", "text"]].itertuples(
+        index=False
+    ):
         hit = False
         if pred in SYNONYMS:
-            rng = np.random.default_rng(np.random.SeedSequence([seed, int(qid), *f"synonym-{split}".encode()]))
+            rng = np.random.default_rng(
+                np.random.SeedSequence([seed, int(qid), *f"synonym-{split}".encode()])
+            )
             hit = bool(rng.random() < prob)
         surface.append(rewrite(text, pred) if hit else text)
         rewritten.append(hit)
@@ -73,7 +77,9 @@ def apply_synonyms(questions: pd.DataFrame, *, prob: float, seed: int) -> pd.Dat
     return out
 
 
-def translate(text: str, *, lexicon: Lexicon | None = None, vocabulary: Mapping[str, int] = LAYERS) -> Atom | None:
+def translate(
+    text: str, *, lexicon: Lexicon | None = None, vocabulary: Mapping[str, int] = LAYERS
+) -> Atom | None:
     """The question's atom (``not_p(e)`` for a negated one), or None when out of grammar."""
     result = parse_sentence(text, lexicon=lexicon)
     if result.kind != "question" or result.atom is None:
@@ -90,9 +96,11 @@ def answer(atom: Atom, prover: Prover) -> bool:
     return provable != is_negated(atom.pred)
 
 
-def run_pipeline(questions: pd.DataFrame, theories: Mapping[tuple[str, int], Theory], *,
-                 lexicon: Lexicon) -> pd.DataFrame:
-    """Per question: ``parsed_strict``, ``parsed``, (after repair), ``answer`` (None if unparsed), ``correct``."""
+def run_pipeline(
+    questions: pd.DataFrame, theories: Mapping[tuple[str, int], Theory], *, lexicon: Lexicon
+) -> pd.DataFrame:
+    """Per question: ``parsed_strict``, ``parsed``, (after repair), ``answer`` (None if unparsed),
+    ``correct``."""
     provers: dict[tuple[str, int], Prover] = {}
     rows = []
     for r in questions.itertuples(index=False):
@@ -101,11 +109,21 @@ def run_pipeline(questions: pd.DataFrame, theories: Mapping[tuple[str, int], The
             provers[key] = Prover(theories[key].facts, theories[key].rules)
         strict = translate(r.surface)
         repaired = translate(r.surface, lexicon=lexicon)
-        if repaired is not None and (repaired.args[0] != r.entity or base_pred(repaired.pred) != r.pred
-                                     or is_negated(repaired.pred) != bool(r.negated)):
+        if repaired is not None and (
+            repaired.args[0] != r.entity
+            or base_pred(repaired.pred) != r.pred
+            or is_negated(repaired.pred) != bool(r.negated)
+        ):
             raise RuntimeError(f"question {r.qid} translated to {repaired}, not its own atom")
         got = answer(repaired, provers[key]) if repaired is not None else None
-        rows.append({"split": r.split, "qid": int(r.qid), "parsed_strict": strict is not None,
-                     "parsed": repaired is not None, "answer": got,
-                     "correct": bool(got is not None and got == bool(r.label))})
+        rows.append(
+            {
+                "split": r.split,
+                "qid": int(r.qid),
+                "parsed_strict": strict is not None,
+                "parsed": repaired is not None,
+                "answer": got,
+                "correct": bool(got is not None and got == bool(r.label)),
+            }
+        )
     return pd.DataFrame(rows)

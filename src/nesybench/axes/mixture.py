@@ -33,7 +33,9 @@ class Tie:
 def _profile(values: Sequence[float], name: str) -> np.ndarray:
     arr = np.asarray(values, dtype=float)
     if arr.ndim != 1 or arr.size == 0:
-        raise UserError(f"{name}: expected a non-empty list of per-depth accuracies, got {list(values)!r}")
+        raise UserError(
+            f"{name}: expected a non-empty list of per-depth accuracies, got {list(values)!r}"
+        )
     bad = arr[~np.isfinite(arr) | (arr < 0) | (arr > 1)]
     if bad.size:
         raise UserError(f"{name}: accuracies must be in [0, 1], got {float(bad[0])}")
@@ -46,7 +48,9 @@ def mixture_weights(n: Sequence[float], *, name: str = "n") -> np.ndarray:
     if arr.ndim != 1 or arr.size == 0:
         raise UserError(f"{name}: expected a non-empty list of per-depth counts, got {list(n)!r}")
     if np.any(~np.isfinite(arr)) or np.any(arr < 0):
-        raise UserError(f"{name}: counts must be >= 0, got {float(arr[(~np.isfinite(arr)) | (arr < 0)][0])}")
+        raise UserError(
+            f"{name}: counts must be >= 0, got {float(arr[(~np.isfinite(arr)) | (arr < 0)][0])}"
+        )
     if arr.sum() <= 0:
         raise UserError(f"{name}: counts must not all be zero, got {list(n)!r}")
     return arr / arr.sum()
@@ -61,7 +65,9 @@ def aggregate(accuracies: Sequence[float], n: Sequence[float]) -> float:
     a = _profile(accuracies, "a")
     pi = mixture_weights(n)
     if a.size != pi.size:
-        raise UserError(f"n: expected {a.size} counts (one per depth of the profile), got {pi.size}")
+        raise UserError(
+            f"n: expected {a.size} counts (one per depth of the profile), got {pi.size}"
+        )
     return float(pi @ a)
 
 
@@ -92,7 +98,9 @@ def all_ties(a: Sequence[float], b: Sequence[float]) -> list[Tie]:
     return [tie(a_arr, b_arr, i, j) for i, j in combinations(range(a_arr.size), 2)]
 
 
-def pure_depth_ranking(a: Sequence[float], b: Sequence[float], *, names: tuple[str, str] = ("a", "b")) -> list[dict]:
+def pure_depth_ranking(
+    a: Sequence[float], b: Sequence[float], *, names: tuple[str, str] = ("a", "b")
+) -> list[dict]:
     """For a bank of one depth only: which system ranks first (or ``tie``)."""
     a_arr, b_arr = _profile(a, "a"), _profile(b, "b")
     rows = []
@@ -102,22 +110,34 @@ def pure_depth_ranking(a: Sequence[float], b: Sequence[float], *, names: tuple[s
     return rows
 
 
-def mixture_report(a: Sequence[float], b: Sequence[float], n: Sequence[float] | None = None, *,
-                   names: tuple[str, str, str] = ("a", "b", "n")) -> dict:
+def mixture_report(
+    a: Sequence[float],
+    b: Sequence[float],
+    n: Sequence[float] | None = None,
+    *,
+    names: tuple[str, str, str] = ("a", "b", "n"),
+) -> dict:
     """Aggregates (when ``n`` is given), ties for every depth pair, pure-depth winners.
 
     ``names`` label the three inputs in error messages (e.g. the CLI's ``--a``).
     """
     a_arr, b_arr = _profile(a, names[0]), _profile(b, names[1])
     if a_arr.size != b_arr.size:
-        raise UserError(f"{names[1]}: expected {a_arr.size} accuracies (the length of {names[0]}), got {b_arr.size}")
+        raise UserError(
+            f"{names[1]}: expected {a_arr.size} accuracies (the length of {names[0]}), got "
+            f"{b_arr.size}"
+        )
     if n is not None:
         pi = mixture_weights(n, name=names[2])
         if pi.size != a_arr.size:
-            raise UserError(f"{names[2]}: expected {a_arr.size} counts (one per depth), got {pi.size}")
+            raise UserError(
+                f"{names[2]}: expected {a_arr.size} counts (one per depth), got {pi.size}"
+            )
     ties = all_ties(a, b)
-    out: dict = {"ties": [{"depths": list(t.depths), "pi": t.pi, "accuracy": t.accuracy} for t in ties],
-                 "pure_depth": pure_depth_ranking(a, b)}
+    out: dict = {
+        "ties": [{"depths": list(t.depths), "pi": t.pi, "accuracy": t.accuracy} for t in ties],
+        "pure_depth": pure_depth_ranking(a, b),
+    }
     if n is not None:
         out["aggregate_a"] = aggregate(a, n)
         out["aggregate_b"] = aggregate(b, n)

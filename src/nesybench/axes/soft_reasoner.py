@@ -40,15 +40,25 @@ def local_features(theory: Theory, pred: str, entity: str, negated: bool) -> dic
         for rule in theory.rules
     )
     n = float(negated)
-    return {"stated": float(stated), "one_step": float(one_step), "negated": n,
-            "stated_x_negated": float(stated) * n, "one_step_x_negated": float(one_step) * n}
+    return {
+        "stated": float(stated),
+        "one_step": float(one_step),
+        "negated": n,
+        "stated_x_negated": float(stated) * n,
+        "one_step_x_negated": float(one_step) * n,
+    }
 
 
-def feature_matrix(questions: pd.DataFrame, theories: Mapping[tuple[str, int], Theory]) -> np.ndarray:
-    """Rows of :data:`FEATURES` for every question (columns ``split, theory, pred, entity, negated``)."""
+def feature_matrix(
+    questions: pd.DataFrame, theories: Mapping[tuple[str, int], Theory]
+) -> np.ndarray:
+    """Rows of :data:`FEATURES` for every question (columns ``split, theory, pred, entity,
+    negated``)."""
     rows = [
         [local_features(theories[(s, int(t))], p, e, bool(n))[f] for f in FEATURES]
-        for s, t, p, e, n in questions[["split", "theory", "pred", "entity", "negated"]].itertuples(index=False)
+        for s, t, p, e, n in questions[["split", "theory", "pred", "entity", "negated"]].itertuples(
+            index=False
+        )
     ]
     return np.asarray(rows, dtype=float).reshape(len(rows), len(FEATURES))
 
@@ -61,7 +71,7 @@ class SoftReasoner:
         self.coef_: np.ndarray | None = None
         self.intercept_: float = 0.0
 
-    def fit(self, X, y) -> "SoftReasoner":
+    def fit(self, X, y) -> SoftReasoner:
         model = LogisticRegression(C=self.C, solver="lbfgs", max_iter=1000)
         model.fit(np.asarray(X, dtype=float), np.asarray(y, dtype=int))
         self.coef_ = model.coef_[0].astype(float)
@@ -81,11 +91,15 @@ class SoftReasoner:
     def to_table(self) -> pd.DataFrame:
         if self.coef_ is None:
             raise RuntimeError("SoftReasoner is not fitted")
-        return pd.DataFrame({"feature": list(FEATURES) + ["(intercept)"],
-                             "coef": [*map(float, self.coef_), self.intercept_]})
+        return pd.DataFrame(
+            {
+                "feature": list(FEATURES) + ["(intercept)"],
+                "coef": [*map(float, self.coef_), self.intercept_],
+            }
+        )
 
     @classmethod
-    def from_table(cls, table: pd.DataFrame) -> "SoftReasoner":
+    def from_table(cls, table: pd.DataFrame) -> SoftReasoner:
         coefs = dict(zip(table["feature"], table["coef"]))
         model = cls()
         model.coef_ = np.asarray([float(coefs[f]) for f in FEATURES])
@@ -95,8 +109,13 @@ class SoftReasoner:
 
 def accuracy_by_depth(questions: pd.DataFrame, predictions) -> pd.DataFrame:
     """``depth, n, correct, accuracy`` of boolean predictions against ``questions.label``."""
-    df = pd.DataFrame({"depth": questions["depth"].to_numpy(),
-                       "correct": np.asarray(predictions, dtype=bool) == questions["label"].to_numpy(dtype=bool)})
+    df = pd.DataFrame(
+        {
+            "depth": questions["depth"].to_numpy(),
+            "correct": np.asarray(predictions, dtype=bool)
+            == questions["label"].to_numpy(dtype=bool),
+        }
+    )
     out = df.groupby("depth", sort=True)["correct"].agg(["size", "sum"]).reset_index()
     out.columns = ["depth", "n", "correct"]
     out["accuracy"] = out["correct"] / out["n"]

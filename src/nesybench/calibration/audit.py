@@ -13,7 +13,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..metrics.calibration import calibration_summary, expected_calibration_error, reliability_table, sigmoid
+from ..metrics.calibration import (
+    calibration_summary,
+    expected_calibration_error,
+    reliability_table,
+    sigmoid,
+)
 from .calibrators import invariances, make_calibrator
 
 # metric -> what it measures (the ledger's second column)
@@ -39,8 +44,15 @@ class Audit:
     reliability: pd.DataFrame
 
 
-def audit(labels, probs, *, logits=None, n_bins: int = 10, right_closed: bool = False,
-          strategy: str = "uniform") -> Audit:
+def audit(
+    labels,
+    probs,
+    *,
+    logits=None,
+    n_bins: int = 10,
+    right_closed: bool = False,
+    strategy: str = "uniform",
+) -> Audit:
     """Summary metrics and the reliability table of one reading ``probs`` of ``labels``.
 
     ``logits`` (when the reading is ``sigmoid(logits)``) makes the NLL exact.
@@ -48,8 +60,9 @@ def audit(labels, probs, *, logits=None, n_bins: int = 10, right_closed: bool = 
     """
     opts = dict(n_bins=n_bins, right_closed=right_closed, strategy=strategy)
     summary = calibration_summary(labels, probs, y_score=logits, **opts)
-    summary["ece_equal_mass"] = expected_calibration_error(labels, probs, n_bins=n_bins, right_closed=right_closed,
-                                                           strategy="quantile")
+    summary["ece_equal_mass"] = expected_calibration_error(
+        labels, probs, n_bins=n_bins, right_closed=right_closed, strategy="quantile"
+    )
     return Audit(summary, reliability_table(labels, probs, **opts))
 
 
@@ -58,24 +71,45 @@ class Repair:
     method: str
     calibrator: object
     params: dict[str, float]
-    p_all: np.ndarray          # calibrated probability of every row
-    after: Audit                # on the evaluation rows
+    p_all: np.ndarray  # calibrated probability of every row
+    after: Audit  # on the evaluation rows
     invariance: dict[str, bool]  # over every row (both halves)
 
 
-def repair(method: str, scores, labels, is_cal, *, n_bins: int = 10, right_closed: bool = False,
-           strategy: str = "uniform", lo: float = 0.05, hi: float = 20.0, tol: float = 1e-8,
-           trace_every: int = 10, platt_c: float = 1e6) -> Repair:
-    """Fit ``method`` on the rows where ``is_cal``; audit the other rows; measure invariances on all rows."""
+def repair(
+    method: str,
+    scores,
+    labels,
+    is_cal,
+    *,
+    n_bins: int = 10,
+    right_closed: bool = False,
+    strategy: str = "uniform",
+    lo: float = 0.05,
+    hi: float = 20.0,
+    tol: float = 1e-8,
+    trace_every: int = 10,
+    platt_c: float = 1e6,
+) -> Repair:
+    """Fit ``method`` on the rows where ``is_cal``; audit the other rows; measure invariances on all
+    rows."""
     scores = np.asarray(scores, dtype=float)
     labels = np.asarray(labels)
     is_cal = np.asarray(is_cal, dtype=bool)
-    cal = make_calibrator(method, lo=lo, hi=hi, tol=tol, trace_every=trace_every, platt_c=platt_c).fit(scores[is_cal], labels[is_cal])
+    cal = make_calibrator(
+        method, lo=lo, hi=hi, tol=tol, trace_every=trace_every, platt_c=platt_c
+    ).fit(scores[is_cal], labels[is_cal])
     p_all = cal.predict_proba(scores)
     logits = cal.predict_logit(scores) if cal.predict_logit is not None else None
     ev = ~is_cal
-    after = audit(labels[ev], p_all[ev], logits=None if logits is None else logits[ev], n_bins=n_bins,
-                  right_closed=right_closed, strategy=strategy)
+    after = audit(
+        labels[ev],
+        p_all[ev],
+        logits=None if logits is None else logits[ev],
+        n_bins=n_bins,
+        right_closed=right_closed,
+        strategy=strategy,
+    )
     inv = invariances(scores, sigmoid(scores), p_all, labels)
     return Repair(method, cal, cal.params(), p_all, after, inv)
 

@@ -30,11 +30,15 @@ METHODS = ("temperature", "platt", "isotonic")
 class TemperatureCalibrator:
     """``p = sigmoid(s / tau)`` with ``tau`` minimising the NLL (:func:`fit_temperature`)."""
 
-    def __init__(self, *, lo: float = 0.05, hi: float = 20.0, tol: float = 1e-8, trace_every: int = 10):
+    def __init__(
+        self, *, lo: float = 0.05, hi: float = 20.0, tol: float = 1e-8, trace_every: int = 10
+    ):
         self.lo, self.hi, self.tol, self.trace_every = lo, hi, tol, trace_every
 
-    def fit(self, scores, labels) -> "TemperatureCalibrator":
-        self.fit_ = fit_temperature(scores, labels, lo=self.lo, hi=self.hi, tol=self.tol, trace_every=self.trace_every)
+    def fit(self, scores, labels) -> TemperatureCalibrator:
+        self.fit_ = fit_temperature(
+            scores, labels, lo=self.lo, hi=self.hi, tol=self.tol, trace_every=self.trace_every
+        )
         self.tau_ = self.fit_.tau
         return self
 
@@ -59,9 +63,11 @@ class PlattCalibrator:
     def __init__(self, *, C: float = 1e6):
         self.C = C
 
-    def fit(self, scores, labels) -> "PlattCalibrator":
+    def fit(self, scores, labels) -> PlattCalibrator:
         y, s = _check_scores(labels, scores)
-        self.model_ = LogisticRegression(C=self.C, solver="lbfgs", max_iter=10_000).fit(s[:, None], y.astype(int))
+        self.model_ = LogisticRegression(C=self.C, solver="lbfgs", max_iter=10_000).fit(
+            s[:, None], y.astype(int)
+        )
         self.a_ = float(self.model_.coef_[0, 0])
         self.b_ = float(self.model_.intercept_[0])
         return self
@@ -79,9 +85,11 @@ class PlattCalibrator:
 class IsotonicCalibrator:
     """Non-decreasing step map from score to probability (scikit-learn ``IsotonicRegression``)."""
 
-    def fit(self, scores, labels) -> "IsotonicCalibrator":
+    def fit(self, scores, labels) -> IsotonicCalibrator:
         y, s = _check_scores(labels, scores)
-        self.model_ = IsotonicRegression(y_min=0.0, y_max=1.0, increasing=True, out_of_bounds="clip").fit(s, y)
+        self.model_ = IsotonicRegression(
+            y_min=0.0, y_max=1.0, increasing=True, out_of_bounds="clip"
+        ).fit(s, y)
         return self
 
     predict_logit = None  # a step function has no finite logit where it outputs 0 or 1
@@ -93,8 +101,15 @@ class IsotonicCalibrator:
         return {"steps": float(len(self.model_.X_thresholds_))}
 
 
-def make_calibrator(method: str, *, lo: float = 0.05, hi: float = 20.0, tol: float = 1e-8, trace_every: int = 10,
-                    platt_c: float = 1e6):
+def make_calibrator(
+    method: str,
+    *,
+    lo: float = 0.05,
+    hi: float = 20.0,
+    tol: float = 1e-8,
+    trace_every: int = 10,
+    platt_c: float = 1e6,
+):
     """The calibrator named ``method`` (one of :data:`METHODS`)."""
     if method == "temperature":
         return TemperatureCalibrator(lo=lo, hi=hi, tol=tol, trace_every=trace_every)
@@ -121,7 +136,9 @@ def invariances(scores, p_before, p_after, labels) -> dict[str, bool]:
     return {
         "decisions": bool(np.array_equal(before >= 0.5, after >= 0.5)),
         "accuracy": accuracy_at_half(y, before) == accuracy_at_half(y, after),
-        "argsort": bool(np.array_equal(np.argsort(before, kind="stable"), np.argsort(after, kind="stable"))),
+        "argsort": bool(
+            np.array_equal(np.argsort(before, kind="stable"), np.argsort(after, kind="stable"))
+        ),
         "auc": bool(both and roc_auc(y, before) == roc_auc(y, after)),
         "no_new_ties": len(np.unique(after)) >= len(np.unique(before)),
     }

@@ -26,7 +26,8 @@ from .world import corrupt
 
 @dataclass
 class ComplEx:
-    """Embeddings: ``ent_re, ent_im`` of shape (n_entities, dim); ``rel_re, rel_im`` (n_relations, dim)."""
+    """Embeddings: ``ent_re, ent_im`` of shape (n_entities, dim); ``rel_re, rel_im`` (n_relations,
+    dim)."""
 
     ent_re: np.ndarray
     ent_im: np.ndarray
@@ -34,7 +35,9 @@ class ComplEx:
     rel_im: np.ndarray
 
     @classmethod
-    def init(cls, n_entities: int, n_relations: int, *, dim: int, scale: float, rng: np.random.Generator) -> "ComplEx":
+    def init(
+        cls, n_entities: int, n_relations: int, *, dim: int, scale: float, rng: np.random.Generator
+    ) -> ComplEx:
         draw = lambda n: rng.normal(0.0, scale, size=(n, dim))  # noqa: E731
         return cls(draw(n_entities), draw(n_entities), draw(n_relations), draw(n_relations))
 
@@ -46,7 +49,8 @@ class ComplEx:
         return np.sum(hr * wr * tr + hi * wr * ti + hr * wi * ti - hi * wi * tr, axis=1)
 
     def gradient_step(self, heads, relations, tails, y, *, lr: float, l2: float) -> float:
-        """One step on the mean of ``softplus(-y s) + l2/2 * |params of the batch|^2``; returns the mean loss.
+        """One step on the mean of ``softplus(-y s) + l2/2 * |params of the batch|^2``; returns the
+        mean loss.
 
         ``d softplus(-y s) / ds = -y sigmoid(-y s)``; the partials of ``s`` are
         ``ds/dhr = wr tr + wi ti``, ``ds/dhi = wr ti - wi tr``, ``ds/dwr = hr tr + hi ti``,
@@ -74,10 +78,23 @@ class ComplEx:
         return loss
 
 
-def train_complex(train_triples, entities, relations, *, dim: int, epochs: int, lr: float, l2: float,
-                  init_scale: float, rng_init: np.random.Generator, rng_corrupt: np.random.Generator,
-                  known=None, show_progress: bool = True) -> tuple[ComplEx, pd.DataFrame]:
-    """Train ComplEx by SGD: each epoch is one step on every positive plus one fresh corruption of each.
+def train_complex(
+    train_triples,
+    entities,
+    relations,
+    *,
+    dim: int,
+    epochs: int,
+    lr: float,
+    l2: float,
+    init_scale: float,
+    rng_init: np.random.Generator,
+    rng_corrupt: np.random.Generator,
+    known=None,
+    show_progress: bool = True,
+) -> tuple[ComplEx, pd.DataFrame]:
+    """Train ComplEx by SGD: each epoch is one step on every positive plus one fresh corruption of
+    each.
 
     A corruption replaces head or tail by a uniformly drawn entity and is
     redrawn while it is a triple in ``known`` (default: the training triples),
@@ -91,7 +108,11 @@ def train_complex(train_triples, entities, relations, *, dim: int, epochs: int, 
     model = ComplEx.init(len(entities), len(relations), dim=dim, scale=init_scale, rng=rng_init)
     y = np.concatenate([np.ones(len(pos)), -np.ones(len(pos))])
     curve = []
-    epochs_iter = progress(range(epochs), desc="calibration: ComplEx epochs") if show_progress else range(epochs)
+    epochs_iter = (
+        progress(range(epochs), desc="calibration: ComplEx epochs")
+        if show_progress
+        else range(epochs)
+    )
     for epoch in epochs_iter:
         negs = []
         for tr in train_triples:

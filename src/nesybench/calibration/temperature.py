@@ -50,8 +50,15 @@ class GoldenResult:
     trace: list[dict] = field(default_factory=list)
 
 
-def golden_section(f: Callable[[float], float], lo: float, hi: float, *, tol: float = DEFAULT_TOL,
-                   max_iter: int = 200, trace_every: int = 10) -> GoldenResult:
+def golden_section(
+    f: Callable[[float], float],
+    lo: float,
+    hi: float,
+    *,
+    tol: float = DEFAULT_TOL,
+    max_iter: int = 200,
+    trace_every: int = 10,
+) -> GoldenResult:
     """Minimise a unimodal ``f`` on ``[lo, hi]`` by golden-section search.
 
     Two interior probes sit at ``hi - phi (hi - lo)`` and ``lo + phi (hi - lo)``
@@ -91,10 +98,35 @@ def golden_section(f: Callable[[float], float], lo: float, hi: float, *, tol: fl
         if new_f < best_f:
             best_x, best_f = new_x, new_f
         if trace_every and (iteration % trace_every == 0):
-            trace.append({"iteration": iteration, "lo": a, "hi": b, "width": b - a, "best_x": best_x, "best_f": best_f})
+            trace.append(
+                {
+                    "iteration": iteration,
+                    "lo": a,
+                    "hi": b,
+                    "width": b - a,
+                    "best_x": best_x,
+                    "best_f": best_f,
+                }
+            )
     if not trace or trace[-1]["iteration"] != iteration:
-        trace.append({"iteration": iteration, "lo": a, "hi": b, "width": b - a, "best_x": best_x, "best_f": best_f})
-    return GoldenResult(x=best_x, fx=best_f, iterations=iteration, width=b - a, converged=(b - a) <= tol, trace=trace)
+        trace.append(
+            {
+                "iteration": iteration,
+                "lo": a,
+                "hi": b,
+                "width": b - a,
+                "best_x": best_x,
+                "best_f": best_f,
+            }
+        )
+    return GoldenResult(
+        x=best_x,
+        fx=best_f,
+        iterations=iteration,
+        width=b - a,
+        converged=(b - a) <= tol,
+        trace=trace,
+    )
 
 
 @dataclass
@@ -112,17 +144,25 @@ class TemperatureFit:
     @property
     def at_bracket_edge(self) -> bool:
         """True when tau sits at the bracket edge: the optimum may lie outside ``[lo, hi]``."""
-        return min(self.tau - self.lo, self.hi - self.tau) <= 10 * max(self.trace[-1]["width"], 1e-12)
+        return min(self.tau - self.lo, self.hi - self.tau) <= 10 * max(
+            self.trace[-1]["width"], 1e-12
+        )
 
     @property
     def direction(self) -> str:
-        """``overconfident`` (tau > 1: soften), ``underconfident`` (tau < 1: sharpen), or ``calibrated``."""
-        return "overconfident" if self.tau > 1 else ("underconfident" if self.tau < 1 else "calibrated")
+        """``overconfident`` (tau > 1: soften), ``underconfident`` (tau < 1: sharpen), or
+        ``calibrated``."""
+        return (
+            "overconfident"
+            if self.tau > 1
+            else ("underconfident" if self.tau < 1 else "calibrated")
+        )
 
 
 def _fit(nll: Callable[[float], float], *, lo, hi, tol, max_iter, trace_every) -> TemperatureFit:
     if not (0 < lo < 1 < hi):
-        # tau = 1 must be inside the bracket, else "fitted NLL <= NLL at 1" could fail by construction.
+        # tau = 1 must be inside the bracket, else "fitted NLL <= NLL at 1" could fail by
+        # construction.
         raise ValueError(f"need 0 < lo < 1 < hi, got lo={lo}, hi={hi}")
     result = golden_section(nll, lo, hi, tol=tol, max_iter=max_iter, trace_every=trace_every)
     nll_1 = float(nll(1.0))
@@ -131,12 +171,27 @@ def _fit(nll: Callable[[float], float], *, lo, hi, tol, max_iter, trace_every) -
     # fitted NLL can never exceed NLL(1) because of the stopping tolerance.
     if nll_1 < best:
         tau, best = 1.0, nll_1
-    return TemperatureFit(tau=float(tau), nll=float(best), nll_at_1=nll_1, trace=result.trace, lo=lo, hi=hi,
-                          iterations=result.iterations)
+    return TemperatureFit(
+        tau=float(tau),
+        nll=float(best),
+        nll_at_1=nll_1,
+        trace=result.trace,
+        lo=lo,
+        hi=hi,
+        iterations=result.iterations,
+    )
 
 
-def fit_temperature(scores, labels, *, lo: float = 0.05, hi: float = 20.0, tol: float = DEFAULT_TOL,
-                    max_iter: int = 200, trace_every: int = 10) -> TemperatureFit:
+def fit_temperature(
+    scores,
+    labels,
+    *,
+    lo: float = 0.05,
+    hi: float = 20.0,
+    tol: float = DEFAULT_TOL,
+    max_iter: int = 200,
+    trace_every: int = 10,
+) -> TemperatureFit:
     """Fit ``tau`` in ``p = sigmoid(s / tau)`` by minimising the mean NLL of 0/1 ``labels``.
 
     Notes
@@ -146,8 +201,14 @@ def fit_temperature(scores, labels, *, lo: float = 0.05, hi: float = 20.0, tol: 
     :func:`golden_section` over ``[lo, hi]`` (valid: see the module docstring).
     """
     y, s = _check_scores(labels, scores)
-    return _fit(lambda t: nll_from_scores(y, s, temperature=t), lo=lo, hi=hi, tol=tol, max_iter=max_iter,
-                trace_every=trace_every)
+    return _fit(
+        lambda t: nll_from_scores(y, s, temperature=t),
+        lo=lo,
+        hi=hi,
+        tol=tol,
+        max_iter=max_iter,
+        trace_every=trace_every,
+    )
 
 
 def softmax_nll(logits, labels, *, temperature: float = 1.0) -> float:
@@ -157,8 +218,16 @@ def softmax_nll(logits, labels, *, temperature: float = 1.0) -> float:
     return float(np.mean(logsumexp(z, axis=1) - z[np.arange(len(y)), y]))
 
 
-def fit_temperature_softmax(logits, labels, *, lo: float = 0.05, hi: float = 20.0, tol: float = DEFAULT_TOL,
-                            max_iter: int = 200, trace_every: int = 10) -> TemperatureFit:
+def fit_temperature_softmax(
+    logits,
+    labels,
+    *,
+    lo: float = 0.05,
+    hi: float = 20.0,
+    tol: float = DEFAULT_TOL,
+    max_iter: int = 200,
+    trace_every: int = 10,
+) -> TemperatureFit:
     """Fit ``tau`` in ``softmax(z / tau)`` for a multi-class head by minimising the mean NLL.
 
     ``logits`` has shape (n, K); ``labels`` holds class indices in ``0..K-1``.
@@ -171,10 +240,18 @@ def fit_temperature_softmax(logits, labels, *, lo: float = 0.05, hi: float = 20.
     z = np.asarray(logits, dtype=float)
     y = np.asarray(labels)
     if z.ndim != 2 or y.ndim != 1 or z.shape[0] != y.shape[0] or z.shape[0] == 0:
-        raise ValueError(f"need logits (n, K) and labels (n,) with n > 0, got {z.shape} and {y.shape}")
+        raise ValueError(
+            f"need logits (n, K) and labels (n,) with n > 0, got {z.shape} and {y.shape}"
+        )
     if not np.all(np.isfinite(z)):
         raise ValueError("logits contain NaN or infinite values")
     if not np.issubdtype(y.dtype, np.integer) or y.min() < 0 or y.max() >= z.shape[1]:
         raise ValueError(f"labels must be integers in [0, {z.shape[1] - 1}]")
-    return _fit(lambda t: softmax_nll(z, y, temperature=t), lo=lo, hi=hi, tol=tol, max_iter=max_iter,
-                trace_every=trace_every)
+    return _fit(
+        lambda t: softmax_nll(z, y, temperature=t),
+        lo=lo,
+        hi=hi,
+        tol=tol,
+        max_iter=max_iter,
+        trace_every=trace_every,
+    )

@@ -56,7 +56,10 @@ def load_world(path: str | Path | None = None) -> World:
     except yaml.YAMLError:
         raise UserError(f"{path}: not valid YAML") from None
     if not isinstance(raw, dict) or set(raw) != {"entities", "relations", "triples"}:
-        raise UserError(f"{path}: expected keys entities, relations, triples, got {sorted(raw) if isinstance(raw, dict) else raw!r}")
+        raise UserError(
+            f"{path}: expected keys entities, relations, triples, got "
+            f"{sorted(raw) if isinstance(raw, dict) else raw!r}"
+        )
     entities, kinds = [], []
     for kind, names in raw["entities"].items():
         for name in names:
@@ -67,8 +70,13 @@ def load_world(path: str | Path | None = None) -> World:
     relations = [str(r) for r in raw["relations"]]
     train, heldout = [], []
     for i, row in enumerate(raw["triples"]):
-        if not (isinstance(row, list) and len(row) in (3, 4) and (len(row) == 3 or row[3] == "heldout")):
-            raise UserError(f"{path}: triples[{i}]: expected [head, relation, tail] or [head, relation, tail, heldout], got {row!r}")
+        if not (
+            isinstance(row, list) and len(row) in (3, 4) and (len(row) == 3 or row[3] == "heldout")
+        ):
+            raise UserError(
+                f"{path}: triples[{i}]: expected [head, relation, tail] or [head, relation, tail, "
+                f"heldout], got {row!r}"
+            )
         h, r, t = (str(x) for x in row[:3])
         if h not in entities or t not in entities or r not in relations:
             raise UserError(f"{path}: triples[{i}]: unknown entity or relation in {row!r}")
@@ -79,13 +87,24 @@ def load_world(path: str | Path | None = None) -> World:
 
 
 def entity_table(world: World) -> pd.DataFrame:
-    return pd.DataFrame({"entity_id": np.arange(len(world.entities)), "entity": list(world.entities),
-                         "kind": list(world.kinds)})
+    return pd.DataFrame(
+        {
+            "entity_id": np.arange(len(world.entities)),
+            "entity": list(world.entities),
+            "kind": list(world.kinds),
+        }
+    )
 
 
 def triple_table(triples, *, split: str) -> pd.DataFrame:
-    return pd.DataFrame({"head": [h for h, _, _ in triples], "relation": [r for _, r, _ in triples],
-                         "tail": [t for _, _, t in triples], "split": split})
+    return pd.DataFrame(
+        {
+            "head": [h for h, _, _ in triples],
+            "relation": [r for _, r, _ in triples],
+            "tail": [t for _, _, t in triples],
+            "split": split,
+        }
+    )
 
 
 def corrupt(triple: Triple, entities, rng: np.random.Generator) -> Triple:
@@ -96,7 +115,9 @@ def corrupt(triple: Triple, entities, rng: np.random.Generator) -> Triple:
     return (e, r, t) if replace_head else (h, r, e)
 
 
-def build_labelled(world: World, *, corruptions: int, seed: int, max_redraws: int = 10_000) -> pd.DataFrame:
+def build_labelled(
+    world: World, *, corruptions: int, seed: int, max_redraws: int = 10_000
+) -> pd.DataFrame:
     """Every known-true triple as a positive plus ``corruptions`` seeded negatives each.
 
     Returns columns ``triple_id, head, relation, tail, label, source, parent``;
@@ -118,7 +139,10 @@ def build_labelled(world: World, *, corruptions: int, seed: int, max_redraws: in
                 if neg not in known and neg not in seen:
                     break
             else:
-                raise UserError(f"world: cannot draw {corruptions} distinct corruptions of {(h, r, t)}; lower calibration.corruptions")
+                raise UserError(
+                    f"world: cannot draw {corruptions} distinct corruptions of {(h, r, t)}; lower "
+                    "calibration.corruptions"
+                )
             seen.add(neg)
             rows.append((*neg, 0, "corruption", parent))
     df = pd.DataFrame(rows, columns=["head", "relation", "tail", "label", "source", "parent"])

@@ -86,7 +86,9 @@ class ExactCounter:
         return ExactCounter(seed=self.seed).count(full).value > 0
 
 
-def _unit_propagate(clauses: list[tuple[int, ...]]) -> tuple[list[tuple[int, ...]], dict[int, bool]] | None:
+def _unit_propagate(
+    clauses: list[tuple[int, ...]],
+) -> tuple[list[tuple[int, ...]], dict[int, bool]] | None:
     """Simplify ``clauses`` under their unit clauses to a fixpoint; None on a conflict."""
     assigned: dict[int, bool] = {}
     clauses = [c for c in clauses if not any(-lit in c for lit in c)]  # drop tautologies

@@ -21,7 +21,14 @@ from collections.abc import Sequence
 from ..logic.cnf import CNF, IdPool, clauses_over
 from ..logic.knowledge import Knowledge, all_states, parse_state
 
-__all__ = ["encode_label", "knowledge_cnf", "joint_encoding", "disentangled_encoding", "bit_maps_encoding", "F_NAMES"]
+__all__ = [
+    "encode_label",
+    "knowledge_cnf",
+    "joint_encoding",
+    "disentangled_encoding",
+    "bit_maps_encoding",
+    "F_NAMES",
+]
 
 # Bit maps of the disentangled family, indexed by code = 2 * t + v where t says
 # "constant" and v is the negation flag (t = 0) or the constant's value (t = 1).
@@ -33,8 +40,11 @@ def _xor_def(out: int, a: int, b: int) -> list[list[int]]:
     return [[-out, a, b], [-out, -a, -b], [out, -a, b], [out, a, -b]]
 
 
-def encode_label(knowledge: Knowledge, out_vars: Sequence[int], label: int, pool: IdPool, *, tag: object) -> list[list[int]]:
-    """Clauses forcing ``K(out_vars) == label``; auxiliary variables are named ``(tag, ...)`` in ``pool``."""
+def encode_label(
+    knowledge: Knowledge, out_vars: Sequence[int], label: int, pool: IdPool, *, tag: object
+) -> list[list[int]]:
+    """Clauses forcing ``K(out_vars) == label``; auxiliary variables are named ``(tag, ...)`` in
+    ``pool``."""
     out_vars = list(out_vars)
     if knowledge.is_parity:
         # q_i <-> o_1 xor ... xor o_i, built left to right; then fix q_k.
@@ -66,7 +76,10 @@ def knowledge_cnf(knowledge: Knowledge) -> CNF:
     pool = IdPool()
     xs = [pool.id(("x", j)) for j in range(1, knowledge.k + 1)]
     clauses = encode_label(knowledge, xs, 1, pool, tag="K")
-    comments = (f"knowledge K over x1..x{knowledge.k}: {knowledge.describe()}", "model count = size of the label-1 class")
+    comments = (
+        f"knowledge K over x1..x{knowledge.k}: {knowledge.describe()}",
+        "model count = size of the label-1 class",
+    )
     return CNF(tuple(map(tuple, clauses)), max(pool.top, knowledge.k), tuple(xs), comments)
 
 
@@ -74,7 +87,9 @@ def _checked(knowledge: Knowledge, states: Sequence[str]) -> list[tuple[int, ...
     return [parse_state(s, knowledge.k) for s in states]
 
 
-def joint_encoding(knowledge: Knowledge, support: Sequence[str], *, supervised: Sequence[str] = ()) -> CNF:
+def joint_encoding(
+    knowledge: Knowledge, support: Sequence[str], *, supervised: Sequence[str] = ()
+) -> CNF:
     """Variables ``alpha[g][j]`` (bit j of the image of state g) for all 2^k states.
 
     Observed state g: ``K(alpha[g]) = K(g)``; supervised state g: ``alpha[g] = g``;
@@ -159,7 +174,14 @@ def disentangled_encoding(
             o = pool.id(("o", g, j))
             # o <-> (t ? v : s xor v)
             clauses.extend([[-t[j], -o, v[j]], [-t[j], o, -v[j]]])
-            clauses.extend([[t[j], -o, s, v[j]], [t[j], -o, -s, -v[j]], [t[j], o, -s, v[j]], [t[j], o, s, -v[j]]])
+            clauses.extend(
+                [
+                    [t[j], -o, s, v[j]],
+                    [t[j], -o, -s, -v[j]],
+                    [t[j], o, -s, v[j]],
+                    [t[j], o, s, -v[j]],
+                ]
+            )
             out.append(o)
         outputs[g] = out
         clauses.extend(encode_label(knowledge, out, int(label), pool, tag=("dis", g)))

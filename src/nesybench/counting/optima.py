@@ -33,13 +33,20 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import UserError
-from ..progress import progress
 from ..logic.knowledge import Knowledge, all_states, parse_state, parse_states
+from ..progress import progress
 from .counters import ApproxCounter, ExactCounter
 from .encode import bit_maps_encoding, disentangled_encoding, joint_encoding, knowledge_cnf
 from .oracles import enumerate_disentangled, enumerate_joint
 
-__all__ = ["CountResult", "count_optima", "is_optimum", "label_class_sizes", "EXTRACTORS", "METHODS"]
+__all__ = [
+    "CountResult",
+    "count_optima",
+    "is_optimum",
+    "label_class_sizes",
+    "EXTRACTORS",
+    "METHODS",
+]
 
 EXTRACTORS = ("joint", "disentangled")
 METHODS = ("auto", "enumerate", "factored", "exact", "approx")
@@ -94,7 +101,11 @@ class CountResult:
         ``exact`` is false), null above 4,000 digits; ``log2_n_opt`` is always set.
         """
         value = self.value
-        digits_ok = value is not None and value.bit_length() <= MAX_JSON_DIGITS * math.log2(10) and len(str(value)) <= MAX_JSON_DIGITS
+        digits_ok = (
+            value is not None
+            and value.bit_length() <= MAX_JSON_DIGITS * math.log2(10)
+            and len(str(value)) <= MAX_JSON_DIGITS
+        )
         if self.support is not None:
             support = list(self.support)
         elif self.k <= LIST_STATES_MAX_K:
@@ -128,7 +139,9 @@ def label_class_sizes(knowledge: Knowledge, *, seed: int = 0) -> tuple[int, int]
     return 2**knowledge.k - n1, n1
 
 
-def _validate(knowledge: Knowledge, support, supervised, extractor, method, fixed_permutation, epsilon, delta):
+def _validate(
+    knowledge: Knowledge, support, supervised, extractor, method, fixed_permutation, epsilon, delta
+):
     if not isinstance(knowledge, Knowledge):
         raise TypeError(f"knowledge must be a Knowledge, got {type(knowledge).__name__}")
     if extractor not in EXTRACTORS:
@@ -138,7 +151,9 @@ def _validate(knowledge: Knowledge, support, supervised, extractor, method, fixe
     if fixed_permutation and extractor != "disentangled":
         raise UserError("fixed_permutation: applies only to the disentangled extractor")
     if method == "factored" and extractor != "joint":
-        raise UserError("method factored: the product over states exists only for the joint extractor")
+        raise UserError(
+            "method factored: the product over states exists only for the joint extractor"
+        )
     if method == "approx":
         if not (isinstance(epsilon, (int, float)) and epsilon > 0):
             raise UserError(f"epsilon: must be > 0, got {epsilon!r}")
@@ -152,7 +167,10 @@ def _validate(knowledge: Knowledge, support, supervised, extractor, method, fixe
     observed = set(support) if support is not None else None
     for g in supervised:
         if observed is not None and g not in observed:
-            raise UserError(f"supervised: state {g!r} is not in the support (supervision applies to observed states)")
+            raise UserError(
+                f"supervised: state {g!r} is not in the support (supervision applies to observed "
+                "states)"
+            )
     return support, supervised
 
 
@@ -202,13 +220,18 @@ def count_optima(
     >>> count_optima(make_knowledge("xor", 2), ["00", "01", "10", "11"]).n_opt
     16
     """
-    support, supervised = _validate(knowledge, support, supervised, extractor, method, fixed_permutation, epsilon, delta)
+    support, supervised = _validate(
+        knowledge, support, supervised, extractor, method, fixed_permutation, epsilon, delta
+    )
     k = knowledge.k
     if method == "auto":
         method = "factored" if extractor == "joint" else "exact"
     if support is None and method != "factored":
         if k > 16:
-            raise UserError(f"support: an implicit full support at k={k} needs the joint extractor with method factored")
+            raise UserError(
+                f"support: an implicit full support at k={k} needs the joint extractor with "
+                "method factored"
+            )
         support = ["".join(map(str, row)) for row in all_states(k)]
     n_observed = 2**k if support is None else len(support)
     common = dict(
@@ -227,23 +250,36 @@ def count_optima(
         if extractor == "joint":
             value = enumerate_joint(knowledge, support, supervised=supervised)
         else:
-            value = enumerate_disentangled(knowledge, support, supervised=supervised, fixed_permutation=fixed_permutation)
+            value = enumerate_disentangled(
+                knowledge, support, supervised=supervised, fixed_permutation=fixed_permutation
+            )
         return CountResult(exact=True, n_opt=value, log2_n_opt=_log2(value), **common)
     # exact / approx: model-count the DIMACS encoding
     if extractor == "joint":
         if k > JOINT_ENCODING_MAX_K:
-            raise UserError(f"method {method}: the joint encoding has k * 2^k variables; k={k} is above {JOINT_ENCODING_MAX_K}, use --method factored")
+            raise UserError(
+                f"method {method}: the joint encoding has k * 2^k variables; k={k} is above "
+                f"{JOINT_ENCODING_MAX_K}, use --method factored"
+            )
         cnf = joint_encoding(knowledge, support, supervised=supervised)
     else:
-        cnf = disentangled_encoding(knowledge, support, supervised=supervised, fixed_permutation=fixed_permutation)
+        cnf = disentangled_encoding(
+            knowledge, support, supervised=supervised, fixed_permutation=fixed_permutation
+        )
     if method == "exact":
         if extractor == "disentangled":
             value = _count_disentangled_by_permutation(
-                knowledge, support, supervised=supervised, fixed_permutation=fixed_permutation, seed=seed
+                knowledge,
+                support,
+                supervised=supervised,
+                fixed_permutation=fixed_permutation,
+                seed=seed,
             )
         else:
             value = ExactCounter(seed=seed).count(cnf).value
-        return CountResult(exact=True, n_opt=value, log2_n_opt=_log2(value), dimacs=cnf.to_dimacs(), **common)
+        return CountResult(
+            exact=True, n_opt=value, log2_n_opt=_log2(value), dimacs=cnf.to_dimacs(), **common
+        )
     counted = ApproxCounter(epsilon=epsilon, delta=delta, seed=seed + 1).count(cnf)
     return CountResult(
         exact=False,
@@ -265,17 +301,27 @@ def _count_factored(knowledge, support, supervised, *, seed, common) -> CountRes
         observed_ones, observed_zeros = n1, n0
     else:
         free = [g for g in support if g not in pinned]
-        labels = knowledge.labels(np.array([parse_state(g, k) for g in free], dtype=np.int64).reshape(-1, k))
+        labels = knowledge.labels(
+            np.array([parse_state(g, k) for g in free], dtype=np.int64).reshape(-1, k)
+        )
         observed_ones = int(labels.sum())
         observed_zeros = len(free) - observed_ones
     unobserved = n_states - common["n_observed"]
     # One factor per state: its label-class size if observed (1 if pinned), 2^k if not.
-    factors = tuple((base, exp) for base, exp in ((n1, observed_ones), (n0, observed_zeros), (n_states, unobserved)) if exp)
+    factors = tuple(
+        (base, exp)
+        for base, exp in ((n1, observed_ones), (n0, observed_zeros), (n_states, unobserved))
+        if exp
+    )
     if any(base == 0 for base, _ in factors):
         log2_value, value = float("-inf"), 0
     else:
         log2_value = sum(exp * math.log2(base) for base, exp in factors)
-        value = math.prod(base**exp for base, exp in factors) if log2_value <= MAX_MATERIALIZED_BITS else None
+        value = (
+            math.prod(base**exp for base, exp in factors)
+            if log2_value <= MAX_MATERIALIZED_BITS
+            else None
+        )
     return CountResult(
         exact=True,
         n_opt=value,
@@ -286,7 +332,9 @@ def _count_factored(knowledge, support, supervised, *, seed, common) -> CountRes
     )
 
 
-def _count_disentangled_by_permutation(knowledge, support, *, supervised, fixed_permutation, seed) -> int:
+def _count_disentangled_by_permutation(
+    knowledge, support, *, supervised, fixed_permutation, seed
+) -> int:
     """Exact disentangled N_opt as a sum over permutations of exact counts over the bit maps.
 
         N_opt = sum_pi #{f : K(f(g o pi)) = K(g) for g in s}
@@ -305,23 +353,31 @@ def _count_disentangled_by_permutation(knowledge, support, *, supervised, fixed_
     pinned_rows = np.array([g in set(supervised) for g in support], dtype=bool)
     perms = [tuple(range(k))] if fixed_permutation else itertools.permutations(range(k))
     if not fixed_permutation and k >= 7:  # 5,040+ permutations: show progress
-        perms = progress(perms, desc=f"disentangled count, k={k}: permutations", total=math.factorial(k))
+        perms = progress(
+            perms, desc=f"disentangled count, k={k}: permutations", total=math.factorial(k)
+        )
     counter = ExactCounter(seed=seed)
     cache: dict[bytes, int] = {}
     total = 0
     for perm in perms:
         inputs = states[:, list(perm)]  # row i, column j: g_pi(j)
         order = np.lexsort(inputs.T[::-1])
-        key = b"|".join([
-            inputs[order].tobytes(), labels[order].tobytes(), pinned_rows[order].tobytes(),
-            states[order][pinned_rows[order]].tobytes(),
-        ])
+        key = b"|".join(
+            [
+                inputs[order].tobytes(),
+                labels[order].tobytes(),
+                pinned_rows[order].tobytes(),
+                states[order][pinned_rows[order]].tobytes(),
+            ]
+        )
         if key not in cache:
             pins = [(i, states[i]) for i in np.flatnonzero(pinned_rows)]
             if knowledge.is_parity:
                 cache[key] = _count_bit_maps_parity(inputs, labels, pins, k)
             else:
-                cache[key] = counter.count(bit_maps_encoding(knowledge, inputs, labels, pinned=pins)).value
+                cache[key] = counter.count(
+                    bit_maps_encoding(knowledge, inputs, labels, pinned=pins)
+                ).value
         total += cache[key]
     return total
 
@@ -358,7 +414,8 @@ def _count_bit_maps_parity(inputs: np.ndarray, labels: np.ndarray, pins, k: int)
 
 
 def is_optimum(alpha: Mapping[str, str], knowledge: Knowledge, support: Sequence[str]) -> bool:
-    """True when the relabeling ``alpha`` (bit string -> bit string) keeps K(alpha(g)) == K(g) on every observed g.
+    """True when the relabeling ``alpha`` (bit string -> bit string) keeps K(alpha(g)) == K(g) on
+    every observed g.
 
     The joint family's membership test: a learned relabeling is one of the
     N_opt counted optima exactly when this holds.
@@ -373,4 +430,8 @@ def is_optimum(alpha: Mapping[str, str], knowledge: Knowledge, support: Sequence
     if not support:
         return True
     observed = np.array([parse_state(g, k) for g in support], dtype=np.int64)
-    return bool(np.array_equal(knowledge.labels(observed), knowledge.labels(np.array(images, dtype=np.int64))))
+    return bool(
+        np.array_equal(
+            knowledge.labels(observed), knowledge.labels(np.array(images, dtype=np.int64))
+        )
+    )

@@ -15,7 +15,13 @@ import numpy as np
 from ..errors import UserError
 from ..logic.knowledge import Knowledge, all_states, parse_state
 
-__all__ = ["enumerate_joint", "enumerate_disentangled", "parity_closed_form", "JOINT_ENUMERATION_LIMIT", "DISENTANGLED_ENUMERATION_MAX_K"]
+__all__ = [
+    "enumerate_joint",
+    "enumerate_disentangled",
+    "parity_closed_form",
+    "JOINT_ENUMERATION_LIMIT",
+    "DISENTANGLED_ENUMERATION_MAX_K",
+]
 
 JOINT_ENUMERATION_LIMIT = 2**16  # (2^k)^(2^k) maps: 256 at k = 2, 16,777,216 at k = 3
 DISENTANGLED_ENUMERATION_MAX_K = 6  # k! * 4^k pairs: 6,144 at k = 4, 2,949,120 at k = 6
@@ -24,7 +30,9 @@ DISENTANGLED_ENUMERATION_MAX_K = 6  # k! * 4^k pairs: 6,144 at k = 4, 2,949,120 
 _F_TABLE = np.array([[0, 1], [1, 0], [0, 0], [1, 1]], dtype=np.int64)
 
 
-def enumerate_joint(knowledge: Knowledge, support: Sequence[str], *, supervised: Sequence[str] = ()) -> int:
+def enumerate_joint(
+    knowledge: Knowledge, support: Sequence[str], *, supervised: Sequence[str] = ()
+) -> int:
     """Count, one by one, the maps alpha: G -> G with K(alpha(g)) = K(g) on the support.
 
     No factorization: every one of the |G|^|G| maps is built and checked
@@ -33,15 +41,19 @@ def enumerate_joint(knowledge: Knowledge, support: Sequence[str], *, supervised:
     n_states = 2**knowledge.k
     if n_states**n_states > JOINT_ENUMERATION_LIMIT:
         raise UserError(
-            f"method enumerate: the joint family has {n_states}^{n_states} maps at k={knowledge.k}, "
-            f"above the enumeration limit {JOINT_ENUMERATION_LIMIT:,}; use --method factored or exact"
+            f"method enumerate: the joint family has {n_states}^{n_states} maps at "
+            f"k={knowledge.k}, "
+            f"above the enumeration limit {JOINT_ENUMERATION_LIMIT:,}; use --method factored or "
+            "exact"
         )
     labels = knowledge.labels(all_states(knowledge.k))
     observed = [int(s, 2) for s in support]
     pinned = {int(s, 2) for s in supervised}
     count = 0
     for alpha in itertools.product(range(n_states), repeat=n_states):
-        if all(labels[alpha[g]] == labels[g] for g in observed) and all(alpha[g] == g for g in pinned):
+        if all(labels[alpha[g]] == labels[g] for g in observed) and all(
+            alpha[g] == g for g in pinned
+        ):
             count += 1
     return count
 
@@ -53,7 +65,8 @@ def enumerate_disentangled(
     supervised: Sequence[str] = (),
     fixed_permutation: bool = False,
 ) -> int:
-    """Count, pair by pair, the (pi, f) with alpha(g)_j = f_j(g_pi(j)) preserving the observed labels.
+    """Count, pair by pair, the (pi, f) with alpha(g)_j = f_j(g_pi(j)) preserving the observed
+    labels.
 
     Every permutation pi (only the identity when ``fixed_permutation``) and
     every f in {identity, negation, constant 0, constant 1}^k is checked; the
@@ -62,13 +75,17 @@ def enumerate_disentangled(
     k = knowledge.k
     if k > DISENTANGLED_ENUMERATION_MAX_K:
         raise UserError(
-            f"method enumerate: the disentangled family has {math.factorial(k)} * 4^{k} pairs at k={k}, "
-            f"above the enumeration limit k <= {DISENTANGLED_ENUMERATION_MAX_K}; use --method exact or approx"
+            f"method enumerate: the disentangled family has {math.factorial(k)} * 4^{k} pairs at "
+            f"k={k}, "
+            f"above the enumeration limit k <= {DISENTANGLED_ENUMERATION_MAX_K}; use --method "
+            "exact or approx"
         )
     observed = np.array([parse_state(s, k) for s in support], dtype=np.int64).reshape(-1, k)
     observed_labels = knowledge.labels(observed) if len(observed) else np.zeros(0, dtype=np.int64)
     pinned = {s for s in supervised}
-    codes = ((np.arange(4**k)[:, None] >> (2 * np.arange(k)[None, :])) & 3).astype(np.int64)  # (4^k, k)
+    codes = ((np.arange(4**k)[:, None] >> (2 * np.arange(k)[None, :])) & 3).astype(
+        np.int64
+    )  # (4^k, k)
     perms = [tuple(range(k))] if fixed_permutation else list(itertools.permutations(range(k)))
     total = 0
     for perm in perms:

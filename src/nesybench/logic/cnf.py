@@ -128,7 +128,9 @@ class IdPool:
 
 # ---- the text parser ------------------------------------------------------
 
-_TOKEN = re.compile(r"\s*(?:(?P<lpar>\()|(?P<rpar>\))|(?P<and>&)|(?P<or>\|)|(?P<not>~)|(?P<var>x(?P<index>\d+))|(?P<bad>\S))")
+_TOKEN = re.compile(
+    r"\s*(?:(?P<lpar>\()|(?P<rpar>\))|(?P<and>&)|(?P<or>\|)|(?P<not>~)|(?P<var>x(?P<index>\d+))|(?P<bad>\S))"
+)
 
 
 def _tokens(text: str, field_name: str) -> list[tuple[str, str, int]]:
@@ -138,11 +140,14 @@ def _tokens(text: str, field_name: str) -> list[tuple[str, str, int]]:
         match = _TOKEN.match(text, pos)
         if match is None:  # only trailing whitespace is left
             break
-        kind = next(name for name in ("lpar", "rpar", "and", "or", "not", "var", "bad") if match.group(name))
+        kind = next(
+            name for name in ("lpar", "rpar", "and", "or", "not", "var", "bad") if match.group(name)
+        )
         start = match.start(kind)
         if kind == "bad":
             raise UserError(
-                f"{field_name}: unexpected character {match.group('bad')!r} at position {start + 1} "
+                f"{field_name}: unexpected character {match.group('bad')!r} at position "
+                f"{start + 1} "
                 f"(expected x<i>, ~, |, &, parentheses)"
             )
         out.append((kind, match.group(kind), start))
@@ -187,7 +192,9 @@ def parse_cnf(text: str, *, n_vars: int | None = None, field_name: str = "formul
             raise UserError(f"{field_name}: expected a variable x<i> {where(j)}, got {got}")
         index = int(toks[j][1][1:])
         if index < 1:
-            raise UserError(f"{field_name}: variable indices start at x1, got {toks[j][1]} {where(j)}")
+            raise UserError(
+                f"{field_name}: variable indices start at x1, got {toks[j][1]} {where(j)}"
+            )
         if n_vars is not None and index > n_vars:
             raise UserError(f"{field_name}: variable {toks[j][1]} {where(j)} exceeds k={n_vars}")
         return (-index if negative else index), j + 1
@@ -212,7 +219,9 @@ def parse_cnf(text: str, *, n_vars: int | None = None, field_name: str = "formul
         if i >= len(toks):
             break
         if toks[i][0] != "and":
-            raise UserError(f"{field_name}: expected '&' between clauses {where(i)}, got {toks[i][1]!r}")
+            raise UserError(
+                f"{field_name}: expected '&' between clauses {where(i)}, got {toks[i][1]!r}"
+            )
         i += 1
         if i >= len(toks):
             raise UserError(f"{field_name}: expected a clause after '&' at end of input")
@@ -221,6 +230,7 @@ def parse_cnf(text: str, *, n_vars: int | None = None, field_name: str = "formul
 
 
 # ---- DIMACS reader --------------------------------------------------------
+
 
 def from_dimacs(text: str, *, source: str = "DIMACS") -> CNF:
     """Read DIMACS CNF text (the inverse of :meth:`CNF.to_dimacs`).
@@ -244,7 +254,9 @@ def from_dimacs(text: str, *, source: str = "DIMACS") -> CNF:
                 try:
                     values = [int(v) for v in ids]
                 except ValueError:
-                    raise UserError(f"{source}: line {lineno}: bad projection line {raw!r}") from None
+                    raise UserError(
+                        f"{source}: line {lineno}: bad projection line {raw!r}"
+                    ) from None
                 projection = sorted(set((projection or []) + [v for v in values if v != 0]))
             else:
                 comments.append(body)
@@ -252,11 +264,15 @@ def from_dimacs(text: str, *, source: str = "DIMACS") -> CNF:
         if line.startswith("p"):
             parts = line.split()
             if len(parts) != 4 or parts[1] != "cnf":
-                raise UserError(f"{source}: line {lineno}: expected 'p cnf <vars> <clauses>', got {raw!r}")
+                raise UserError(
+                    f"{source}: line {lineno}: expected 'p cnf <vars> <clauses>', got {raw!r}"
+                )
             try:
                 n_vars, n_clauses = int(parts[2]), int(parts[3])
             except ValueError:
-                raise UserError(f"{source}: line {lineno}: expected 'p cnf <vars> <clauses>', got {raw!r}") from None
+                raise UserError(
+                    f"{source}: line {lineno}: expected 'p cnf <vars> <clauses>', got {raw!r}"
+                ) from None
             continue
         if n_vars is None:
             raise UserError(f"{source}: line {lineno}: clause before the 'p cnf' header")
@@ -264,9 +280,14 @@ def from_dimacs(text: str, *, source: str = "DIMACS") -> CNF:
             try:
                 lit = int(tok)
             except ValueError:
-                raise UserError(f"{source}: line {lineno}: expected an integer literal, got {tok!r}") from None
+                raise UserError(
+                    f"{source}: line {lineno}: expected an integer literal, got {tok!r}"
+                ) from None
             if abs(lit) > n_vars:
-                raise UserError(f"{source}: line {lineno}: literal {lit} exceeds the declared {n_vars} variables")
+                raise UserError(
+                    f"{source}: line {lineno}: literal {lit} exceeds the declared {n_vars} "
+                    "variables"
+                )
             if lit == 0:
                 clauses.append(tuple(current))
                 current = []
@@ -280,10 +301,16 @@ def from_dimacs(text: str, *, source: str = "DIMACS") -> CNF:
         raise UserError(f"{source}: header declares {n_clauses} clauses, found {len(clauses)}")
     # Both projection spellings are written by to_dimacs; they are one set.
     comments = [c for c in comments]
-    return CNF(tuple(clauses), n_vars, tuple(projection) if projection is not None else None, tuple(comments))
+    return CNF(
+        tuple(clauses),
+        n_vars,
+        tuple(projection) if projection is not None else None,
+        tuple(comments),
+    )
 
 
 # ---- evaluation -----------------------------------------------------------
+
 
 def evaluate(cnf: CNF, states: np.ndarray | Sequence[Sequence[int]]) -> np.ndarray:
     """Truth value of ``cnf`` on each row of ``states`` (n, n_vars) of 0/1; returns (n,) bool.
@@ -308,4 +335,7 @@ def evaluate(cnf: CNF, states: np.ndarray | Sequence[Sequence[int]]) -> np.ndarr
 def clauses_over(cnf: CNF, variables: Iterable[int]) -> list[list[int]]:
     """``cnf``'s clauses with variable ``i`` renamed to ``variables[i - 1]`` (for encodings)."""
     variables = list(variables)
-    return [[variables[abs(lit) - 1] * (1 if lit > 0 else -1) for lit in clause] for clause in cnf.clauses]
+    return [
+        [variables[abs(lit) - 1] * (1 if lit > 0 else -1) for lit in clause]
+        for clause in cnf.clauses
+    ]

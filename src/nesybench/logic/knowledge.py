@@ -47,12 +47,16 @@ def state_str(state: Iterable[int]) -> str:
 def parse_state(text: str, k: int, *, field_name: str = "state") -> tuple[int, ...]:
     """``"10" -> (1, 0)``; a UserError unless ``text`` is a k-character 0/1 string."""
     if not isinstance(text, str) or len(text) != k or any(ch not in "01" for ch in text):
-        raise UserError(f"{field_name}: expected a {k}-character bit string of 0/1 (leftmost = x1), got {text!r}")
+        raise UserError(
+            f"{field_name}: expected a {k}-character bit string of 0/1 (leftmost = x1), got "
+            f"{text!r}"
+        )
     return tuple(int(ch) for ch in text)
 
 
 def parse_states(texts: Sequence[str], k: int, *, field_name: str = "support") -> list[str]:
-    """Validate a list of bit strings: right length, only 0/1, no duplicates. Returns them unchanged."""
+    """Validate a list of bit strings: right length, only 0/1, no duplicates. Returns them
+    unchanged."""
     seen: set[str] = set()
     for text in texts:
         parse_state(text, k, field_name=field_name)
@@ -82,7 +86,9 @@ class Knowledge:
         if not isinstance(self.spec, str):
             raise UserError(f"knowledge: expected 'xor' or a CNF string, got {self.spec!r}")
         if self.spec.strip().lower() != XOR:
-            object.__setattr__(self, "cnf", parse_cnf(self.spec, n_vars=self.k, field_name="knowledge"))
+            object.__setattr__(
+                self, "cnf", parse_cnf(self.spec, n_vars=self.k, field_name="knowledge")
+            )
 
     @property
     def is_parity(self) -> bool:

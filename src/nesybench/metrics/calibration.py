@@ -31,7 +31,9 @@ def _check_labels(y_true, n: int | None = None) -> np.ndarray:
     if y_true.ndim != 1:
         raise ValueError(f"y_true must be 1-D, got shape {y_true.shape}")
     if n is not None and y_true.shape[0] != n:
-        raise ValueError(f"y_true and the predictions must have equal length, got {y_true.shape[0]} and {n}")
+        raise ValueError(
+            f"y_true and the predictions must have equal length, got {y_true.shape[0]} and {n}"
+        )
     if y_true.size == 0:
         raise ValueError("y_true is empty")
     values = np.unique(y_true)
@@ -90,7 +92,9 @@ def bin_index(y_prob, *, n_bins: int = 10, right_closed: bool = False, edges=Non
     equal-width edges; only its interior values matter.
     """
     y_prob = np.asarray(y_prob, dtype=float)
-    interior = np.arange(1, n_bins) / n_bins if edges is None else np.asarray(edges, dtype=float)[1:-1]
+    interior = (
+        np.arange(1, n_bins) / n_bins if edges is None else np.asarray(edges, dtype=float)[1:-1]
+    )
     # side="right" puts a value equal to an edge into the bin above (left-closed);
     # side="left" into the bin below (right-closed, scikit-learn's choice).
     return np.searchsorted(interior, y_prob, side="left" if right_closed else "right")
@@ -105,8 +109,9 @@ def _bin_sums(y, p, *, n_bins, right_closed, strategy):
     return edges, idx, counts, sum_p, sum_y
 
 
-def reliability_table(y_true, y_prob, *, n_bins: int = 10, right_closed: bool = False,
-                      strategy: str = "uniform") -> pd.DataFrame:
+def reliability_table(
+    y_true, y_prob, *, n_bins: int = 10, right_closed: bool = False, strategy: str = "uniform"
+) -> pd.DataFrame:
     """Per-bin reliability statistics; every bin is kept, empty ones included.
 
     Columns: ``bin, lo, hi, count, conf`` (mean probability), ``acc`` (fraction
@@ -118,21 +123,35 @@ def reliability_table(y_true, y_prob, *, n_bins: int = 10, right_closed: bool = 
     ``conf_b = (1/n_b) sum_{i in b} p_i`` and ``acc_b = (1/n_b) sum_{i in b} y_i``.
     """
     y, p = _check_binary(y_true, y_prob)
-    edges, _, counts, sum_p, sum_y = _bin_sums(y, p, n_bins=n_bins, right_closed=right_closed, strategy=strategy)
+    edges, _, counts, sum_p, sum_y = _bin_sums(
+        y, p, n_bins=n_bins, right_closed=right_closed, strategy=strategy
+    )
     rows = []
     for b in range(n_bins):
         n = int(counts[b])
         conf = sum_p[b] / n if n else float("nan")
         acc = sum_y[b] / n if n else float("nan")
         lo, hi = wilson_interval(int(round(sum_y[b])), n)
-        rows.append({"bin": b, "lo": float(edges[b]), "hi": float(edges[b + 1]), "count": n,
-                     "conf": conf, "acc": acc, "gap": acc - conf, "acc_lo": lo, "acc_hi": hi})
+        rows.append(
+            {
+                "bin": b,
+                "lo": float(edges[b]),
+                "hi": float(edges[b + 1]),
+                "count": n,
+                "conf": conf,
+                "acc": acc,
+                "gap": acc - conf,
+                "acc_lo": lo,
+                "acc_hi": hi,
+            }
+        )
     return pd.DataFrame(rows)
 
 
 # ---------------------------------------------------------------- calibration errors
-def expected_calibration_error(y_true, y_prob, *, n_bins: int = 10, right_closed: bool = False,
-                               strategy: str = "uniform") -> float:
+def expected_calibration_error(
+    y_true, y_prob, *, n_bins: int = 10, right_closed: bool = False, strategy: str = "uniform"
+) -> float:
     """Expected calibration error (plug-in estimate).
 
     Notes
@@ -146,13 +165,16 @@ def expected_calibration_error(y_true, y_prob, *, n_bins: int = 10, right_closed
     0.15000000000000002
     """
     y, p = _check_binary(y_true, y_prob)
-    _, _, counts, sum_p, sum_y = _bin_sums(y, p, n_bins=n_bins, right_closed=right_closed, strategy=strategy)
+    _, _, counts, sum_p, sum_y = _bin_sums(
+        y, p, n_bins=n_bins, right_closed=right_closed, strategy=strategy
+    )
     # n_b * |acc_b - conf_b| = |sum_y - sum_p|: no division for empty bins.
     return float(np.abs(sum_y - sum_p).sum() / counts.sum())
 
 
-def maximum_calibration_error(y_true, y_prob, *, n_bins: int = 10, right_closed: bool = False,
-                              strategy: str = "uniform") -> float:
+def maximum_calibration_error(
+    y_true, y_prob, *, n_bins: int = 10, right_closed: bool = False, strategy: str = "uniform"
+) -> float:
     """Maximum calibration error: the worst gap over non-empty bins.
 
     Notes
@@ -162,13 +184,16 @@ def maximum_calibration_error(y_true, y_prob, *, n_bins: int = 10, right_closed:
     >>> maximum_calibration_error([1, 0, 0], [0.9, 0.9, 0.05])
     0.4
     """
-    table = reliability_table(y_true, y_prob, n_bins=n_bins, right_closed=right_closed, strategy=strategy)
+    table = reliability_table(
+        y_true, y_prob, n_bins=n_bins, right_closed=right_closed, strategy=strategy
+    )
     gaps = table.loc[table["count"] > 0, "gap"].abs()
     return float(gaps.max())
 
 
-def debiased_calibration_error(y_true, y_prob, *, n_bins: int = 10, right_closed: bool = False,
-                               strategy: str = "uniform") -> float:
+def debiased_calibration_error(
+    y_true, y_prob, *, n_bins: int = 10, right_closed: bool = False, strategy: str = "uniform"
+) -> float:
     """Debiased L2 calibration error (Kumar, Liang & Ma 2019), next to the plug-in one.
 
     Notes
@@ -184,7 +209,9 @@ def debiased_calibration_error(y_true, y_prob, *, n_bins: int = 10, right_closed
     :func:`l2_calibration_error`.
     """
     y, p = _check_binary(y_true, y_prob)
-    _, _, counts, sum_p, sum_y = _bin_sums(y, p, n_bins=n_bins, right_closed=right_closed, strategy=strategy)
+    _, _, counts, sum_p, sum_y = _bin_sums(
+        y, p, n_bins=n_bins, right_closed=right_closed, strategy=strategy
+    )
     total = 0.0
     n = counts.sum()
     for b in range(n_bins):
@@ -199,13 +226,16 @@ def debiased_calibration_error(y_true, y_prob, *, n_bins: int = 10, right_closed
     return float(np.sqrt(max(0.0, total)))
 
 
-def l2_calibration_error(y_true, y_prob, *, n_bins: int = 10, right_closed: bool = False,
-                         strategy: str = "uniform") -> float:
+def l2_calibration_error(
+    y_true, y_prob, *, n_bins: int = 10, right_closed: bool = False, strategy: str = "uniform"
+) -> float:
     """Plug-in L2 calibration error ``sqrt(sum_b (n_b/n) (acc_b - conf_b)^2)``.
 
     It is the square root of the calibration term of :func:`brier_decomposition`.
     """
-    parts = brier_decomposition(y_true, y_prob, n_bins=n_bins, right_closed=right_closed, strategy=strategy)
+    parts = brier_decomposition(
+        y_true, y_prob, n_bins=n_bins, right_closed=right_closed, strategy=strategy
+    )
     return float(np.sqrt(parts["calibration"]))
 
 
@@ -224,8 +254,9 @@ def brier_score(y_true, y_prob) -> float:
     return float(np.mean((p - y) ** 2))
 
 
-def brier_decomposition(y_true, y_prob, *, n_bins: int = 10, right_closed: bool = False,
-                        strategy: str = "uniform") -> dict[str, float]:
+def brier_decomposition(
+    y_true, y_prob, *, n_bins: int = 10, right_closed: bool = False, strategy: str = "uniform"
+) -> dict[str, float]:
     """Brier score split into calibration, refinement and within-bin residual.
 
     Returns ``{"brier", "calibration", "refinement", "residual"}`` with
@@ -251,7 +282,9 @@ def brier_decomposition(y_true, y_prob, *, n_bins: int = 10, right_closed: bool 
     (0.0225, 0.1875, 0.0)
     """
     y, p = _check_binary(y_true, y_prob)
-    _, idx, counts, sum_p, sum_y = _bin_sums(y, p, n_bins=n_bins, right_closed=right_closed, strategy=strategy)
+    _, idx, counts, sum_p, sum_y = _bin_sums(
+        y, p, n_bins=n_bins, right_closed=right_closed, strategy=strategy
+    )
     n = counts.sum()
     safe = np.maximum(counts, 1)
     conf, acc = sum_p / safe, sum_y / safe
@@ -346,8 +379,15 @@ def accuracy_at_half(y_true, y_prob) -> float:
 
 
 # ---------------------------------------------------------------- summaries
-def calibration_summary(y_true, y_prob, *, y_score=None, n_bins: int = 10, right_closed: bool = False,
-                        strategy: str = "uniform") -> dict[str, float]:
+def calibration_summary(
+    y_true,
+    y_prob,
+    *,
+    y_score=None,
+    n_bins: int = 10,
+    right_closed: bool = False,
+    strategy: str = "uniform",
+) -> dict[str, float]:
     """Every metric of this module on one set of predictions.
 
     ``nll`` is computed from the raw scores ``y_score`` when given (exact for
@@ -375,9 +415,15 @@ def calibration_summary(y_true, y_prob, *, y_score=None, n_bins: int = 10, right
     }
 
 
-def bootstrap_interval(metric: Callable[[np.ndarray, np.ndarray], float], y_true, y_pred, *,
-                       n_resamples: int = 1000, level: float = 0.95,
-                       rng: np.random.Generator) -> tuple[float, float]:
+def bootstrap_interval(
+    metric: Callable[[np.ndarray, np.ndarray], float],
+    y_true,
+    y_pred,
+    *,
+    n_resamples: int = 1000,
+    level: float = 0.95,
+    rng: np.random.Generator,
+) -> tuple[float, float]:
     """Percentile bootstrap interval of ``metric(y_true, y_pred)``.
 
     Resampling is stratified by class: positives and negatives are each drawn
@@ -401,8 +447,12 @@ def bootstrap_interval(metric: Callable[[np.ndarray, np.ndarray], float], y_true
     pos, neg = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
     values = np.empty(n_resamples)
     for r in range(n_resamples):
-        take = np.concatenate([rng.choice(pos, size=pos.size, replace=True) if pos.size else pos,
-                               rng.choice(neg, size=neg.size, replace=True) if neg.size else neg])
+        take = np.concatenate(
+            [
+                rng.choice(pos, size=pos.size, replace=True) if pos.size else pos,
+                rng.choice(neg, size=neg.size, replace=True) if neg.size else neg,
+            ]
+        )
         values[r] = metric(y[take], pred[take])
     alpha = (1.0 - level) / 2.0
     lo, hi = np.quantile(values, [alpha, 1.0 - alpha])

@@ -108,16 +108,26 @@ def check_trace(trace: list[str], theory: Theory, question: Atom) -> TraceVerdic
             continue
         if res.kind != "fact":
             why = res.reason if res.kind == "failure" else "a question is not a step"
-            return TraceVerdict(False, False, False, False, None, f"line {k}: does not parse ({why}): {line!r}")
+            return TraceVerdict(
+                False, False, False, False, None, f"line {k}: does not parse ({why}): {line!r}"
+            )
         fact = res.atom
         if fact.args != (entity,):
-            return TraceVerdict(False, False, False, False, None, f"line {k}: is about {fact.args[0]!r}, not {entity!r}")
+            return TraceVerdict(
+                False,
+                False,
+                False,
+                False,
+                None,
+                f"line {k}: is about {fact.args[0]!r}, not {entity!r}",
+            )
         if cited is None and fact in given:
             pass  # restating a premise of the context is sound and starts a new linear run
         else:
             candidates = [cited] if cited is not None else rules_by_head.get(fact.pred, [])
             premises = [
-                p for r in candidates
+                p
+                for r in candidates
                 if r.head.pred == fact.pred and (p := _premise(r, entity)) is not None
             ]
             if not any(p in established for p in premises):

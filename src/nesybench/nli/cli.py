@@ -28,7 +28,8 @@ def register(subparsers) -> None:
     p = subparsers.add_parser(
         "check-trace",
         help="check chains of thought step by step (parsed / valid / linear / connects / strict)",
-        description="Check each record's chain of thought against its context with the nli step checker.",
+        description="Check each record's chain of thought against its context with the nli step "
+        "checker.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -55,7 +56,10 @@ def read_records(path: str) -> list[Any]:
             return data
         if isinstance(data, dict):
             return [data]
-        raise UserError(f"{path}: expected a JSON list of records or JSON Lines, got a JSON {type(data).__name__}")
+        raise UserError(
+            f"{path}: expected a JSON list of records or JSON Lines, got a JSON "
+            f"{type(data).__name__}"
+        )
     records: list[Any] = []
     n_json = 0
     for lineno, line in enumerate(text.splitlines(), 1):
@@ -67,7 +71,10 @@ def read_records(path: str) -> list[Any]:
         except json.JSONDecodeError as exc:
             records.append(_Unreadable(f"line {lineno} is not JSON ({exc.msg})"))
     if n_json == 0:
-        raise UserError(f"{path}: not JSON or JSON Lines (expected a list of records with context, question, chain_of_thought)")
+        raise UserError(
+            f"{path}: not JSON or JSON Lines (expected a list of records with context, question, "
+            "chain_of_thought)"
+        )
     return records
 
 
@@ -92,7 +99,9 @@ def _gold_answer(record: dict) -> str | None:
             value = option.split(")", 1)[1].strip()
             if value.lower() in ("true", "false"):
                 return value.capitalize()
-    raise ValueError(f"answer {answer!r} is neither True/False nor an option letter naming True/False")
+    raise ValueError(
+        f"answer {answer!r} is neither True/False nor an option letter naming True/False"
+    )
 
 
 def check_record(record: Any) -> dict:
@@ -103,12 +112,17 @@ def check_record(record: Any) -> dict:
         return {"error": f"record must be a JSON object, got {type(record).__name__}"}
     for field in ("context", "question"):
         if not isinstance(record.get(field), str):
-            return {"error": f"field {field!r} must be a string, got {type(record.get(field)).__name__}"}
+            return {
+                "error": f"field {field!r} must be a string, got {type(record.get(field)).__name__}"
+            }
     trace = record.get("chain_of_thought", record.get("explanation"))
     if isinstance(trace, str):
         trace = split_sentences(trace)
     if not isinstance(trace, list) or not all(isinstance(s, str) for s in trace):
-        return {"error": "field 'chain_of_thought' (or 'explanation') must be a list of sentences or one string"}
+        return {
+            "error": "field 'chain_of_thought' (or 'explanation') must be a list of sentences or "
+            "one string"
+        }
     theory = parse_context(record["context"])
     if not theory.ok:
         sentence, why = theory.failures[0]
@@ -130,7 +144,11 @@ def check_record(record: Any) -> dict:
 
 def summarize(verdicts: list[dict]) -> dict:
     checked = [v for v in verdicts if "error" not in v]
-    summary: dict[str, Any] = {"n": len(verdicts), "n_checked": len(checked), "n_errors": len(verdicts) - len(checked)}
+    summary: dict[str, Any] = {
+        "n": len(verdicts),
+        "n_checked": len(checked),
+        "n_errors": len(verdicts) - len(checked),
+    }
     for flag in FLAGS:
         summary[f"{flag}_rate"] = sum(v[flag] for v in checked) / len(checked) if checked else None
     answered = [v for v in checked if "label_correct" in v]
@@ -155,12 +173,18 @@ def run(args) -> int:
     if args.json:
         print(dumps_json(summary), end="")
     else:
-        print(f"{summary['n']} records, {summary['n_checked']} checked, {summary['n_errors']} unreadable")
+        print(
+            f"{summary['n']} records, {summary['n_checked']} checked, {summary['n_errors']} "
+            "unreadable"
+        )
         for flag in FLAGS:
             rate = summary[f"{flag}_rate"]
             print(f"  {flag + '_rate':14s} {'-' if rate is None else f'{rate:.4f}'}")
         if "label_acc" in summary:
-            print(f"  {'label_acc':14s} {summary['label_acc']:.4f}  ({summary['n_with_answer']} with answers)")
+            print(
+                f"  {'label_acc':14s} {summary['label_acc']:.4f}  ({summary['n_with_answer']} "
+                "with answers)"
+            )
         for v in verdicts:
             if "error" in v:
                 print(f"  record {v['index']}: error: {v['error']}")

@@ -43,7 +43,9 @@ class FolioExample:
         return dict(self.__dict__)
 
 
-def generate_example(index: int, *, seed: int, label_mix: dict[str, float], max_chain: int) -> FolioExample:
+def generate_example(
+    index: int, *, seed: int, label_mix: dict[str, float], max_chain: int
+) -> FolioExample:
     """One seeded example; its stream depends only on ``(seed, index)``."""
     rng = child_rng(seed, "folio", index)
     probs = [label_mix[y] for y in LABEL_ORDER]
@@ -57,7 +59,9 @@ def generate_example(index: int, *, seed: int, label_mix: dict[str, float], max_
     rules = [make_rule(chain[i], chain[i + 1]) for i in range(k)]
     rules.append(make_rule(chain[j], "not_" + neg))
     rules.append(make_rule(unknown, chain[1]))  # u appears only as a premise
-    rules.append(make_rule(other, "not_" + unknown))  # and its negation hangs off an underivable concept
+    rules.append(
+        make_rule(other, "not_" + unknown)
+    )  # and its negation hangs off an underivable concept
     order = rng.permutation(len(rules))
     styles = rng.integers(len(RULE_STYLES), size=len(rules))
     sentences = [render_rule(rules[o], style=RULE_STYLES[int(s)]) for o, s in zip(order, styles)]
@@ -71,10 +75,20 @@ def generate_example(index: int, *, seed: int, label_mix: dict[str, float], max_
     else:
         query, depth = unknown, 0
     return FolioExample(
-        id=f"fl-{index:03d}", index=index, name=name, context=" ".join(sentences),
-        conclusion=render_fact(Atom(query, (name,))), query_pred=query, gold_label=label, depth=depth,
+        id=f"fl-{index:03d}",
+        index=index,
+        name=name,
+        context=" ".join(sentences),
+        conclusion=render_fact(Atom(query, (name,))),
+        query_pred=query,
+        gold_label=label,
+        depth=depth,
     )
 
 
-def generate_corpus(n: int, *, seed: int, label_mix: dict[str, float], max_chain: int) -> list[FolioExample]:
-    return [generate_example(i, seed=seed, label_mix=label_mix, max_chain=max_chain) for i in range(n)]
+def generate_corpus(
+    n: int, *, seed: int, label_mix: dict[str, float], max_chain: int
+) -> list[FolioExample]:
+    return [
+        generate_example(i, seed=seed, label_mix=label_mix, max_chain=max_chain) for i in range(n)
+    ]

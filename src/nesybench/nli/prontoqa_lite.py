@@ -72,13 +72,21 @@ class ProntoExample:
         }
 
     @classmethod
-    def from_record(cls, rec: dict) -> "ProntoExample":
+    def from_record(cls, rec: dict) -> ProntoExample:
         return cls(
-            id=str(rec["id"]), hops=int(rec["hops"]), index=int(rec["index"]), name=str(rec["name"]),
-            chain=tuple(rec["chain"]), distractors=tuple(rec["distractors"]),
-            gold_first=tuple(bool(x) for x in rec["gold_first"]), positive_query=bool(rec["positive_query"]),
-            corrupted=int(rec["corrupted"]), gold_rules=tuple(rec["gold_rules"]), context=str(rec["context"]),
-            question=str(rec["question"]), gold_cot=tuple(rec["gold_cot"]),
+            id=str(rec["id"]),
+            hops=int(rec["hops"]),
+            index=int(rec["index"]),
+            name=str(rec["name"]),
+            chain=tuple(rec["chain"]),
+            distractors=tuple(rec["distractors"]),
+            gold_first=tuple(bool(x) for x in rec["gold_first"]),
+            positive_query=bool(rec["positive_query"]),
+            corrupted=int(rec["corrupted"]),
+            gold_rules=tuple(rec["gold_rules"]),
+            context=str(rec["context"]),
+            question=str(rec["question"]),
+            gold_cot=tuple(rec["gold_cot"]),
         )
 
 
@@ -87,10 +95,12 @@ def generate_example(hops: int, index: int, *, seed: int, corrupt_prob: float) -
     if hops < 1:
         raise ValueError(f"hops must be >= 1, got {hops}")
     if 2 * hops + 1 > len(CONCEPTS):
-        raise ValueError(f"hops={hops} needs {2 * hops + 1} concepts, the vocabulary has {len(CONCEPTS)}")
+        raise ValueError(
+            f"hops={hops} needs {2 * hops + 1} concepts, the vocabulary has {len(CONCEPTS)}"
+        )
     rng = child_rng(seed, "prontoqa", hops, index)
     words = [CONCEPTS[i] for i in rng.permutation(len(CONCEPTS))[: 2 * hops + 1]]
-    chain, distractors = tuple(words[: hops + 1]), tuple(words[hops + 1:])
+    chain, distractors = tuple(words[: hops + 1]), tuple(words[hops + 1 :])
     name = NAMES[int(rng.integers(len(NAMES)))]
     gold_first = tuple(bool(x) for x in rng.random(hops) < 0.5)
     positive_query = bool(rng.random() < 0.5)
@@ -103,19 +113,33 @@ def generate_example(hops: int, index: int, *, seed: int, corrupt_prob: float) -
         rules.extend([gold, distractor] if gold_first[i] else [distractor, gold])
     const = name.lower()
     gold_rules = tuple(render_rule(r) for r in rules)
-    sentences = [corrupt_rule(r) if j == corrupted else s for j, (r, s) in enumerate(zip(rules, gold_rules))]
+    sentences = [
+        corrupt_rule(r) if j == corrupted else s for j, (r, s) in enumerate(zip(rules, gold_rules))
+    ]
     sentences.append(render_fact(Atom(chain[0], (const,))))
     goal = Atom(chain[-1], (const,))
     question = render_question(goal if positive_query else Atom("not_" + goal.pred, goal.args))
     gold_cot = tuple(render_fact(Atom(c, (const,))) for c in chain[1:])
     return ProntoExample(
-        id=f"pq-h{hops}-{index:03d}", hops=hops, index=index, name=const, chain=chain, distractors=distractors,
-        gold_first=gold_first, positive_query=positive_query, corrupted=corrupted, gold_rules=gold_rules,
-        context=" ".join(sentences), question=question, gold_cot=gold_cot,
+        id=f"pq-h{hops}-{index:03d}",
+        hops=hops,
+        index=index,
+        name=const,
+        chain=chain,
+        distractors=distractors,
+        gold_first=gold_first,
+        positive_query=positive_query,
+        corrupted=corrupted,
+        gold_rules=gold_rules,
+        context=" ".join(sentences),
+        question=question,
+        gold_cot=gold_cot,
     )
 
 
-def generate_corpus(hops_list, n_per_hops: int, *, seed: int, corrupt_prob: float) -> list[ProntoExample]:
+def generate_corpus(
+    hops_list, n_per_hops: int, *, seed: int, corrupt_prob: float
+) -> list[ProntoExample]:
     """``n_per_hops`` examples for every hop count, ordered by (hops, index)."""
     return [
         generate_example(h, i, seed=seed, corrupt_prob=corrupt_prob)

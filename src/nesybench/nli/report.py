@@ -15,7 +15,14 @@ def _per_depth_figure(per_depth: pd.DataFrame):
         g = group.sort_values("hops")
         color = styles.get(system, "tab:gray")
         ax.plot(g["hops"], g["label_acc"], marker="o", color=color, label=f"{system}: label acc")
-        ax.plot(g["hops"], g["proof_acc"], marker="s", linestyle="--", color=color, label=f"{system}: proof acc")
+        ax.plot(
+            g["hops"],
+            g["proof_acc"],
+            marker="s",
+            linestyle="--",
+            color=color,
+            label=f"{system}: proof acc",
+        )
     ax.set_xlabel("hops (rule applications of the gold proof)")
     ax.set_ylabel("accuracy")
     ax.set_ylim(-0.05, 1.05)
@@ -37,38 +44,89 @@ def section(loader) -> list[Block]:
     mix = mix[mix["dataset"] == "folio"].drop(columns=["dataset"]).reset_index(drop=True)
     m = loader.metrics("score")
 
-    gen = {"seed": pq["seed"], "hops": pq["hops"], "n_per_hops": pq["n_per_hops"], "corrupt_prob": pq["corrupt_prob"], "greedy_cap": pq["greedy_cap"]}
+    gen = {
+        "seed": pq["seed"],
+        "hops": pq["hops"],
+        "n_per_hops": pq["n_per_hops"],
+        "corrupt_prob": pq["corrupt_prob"],
+        "greedy_cap": pq["greedy_cap"],
+    }
     greedy = trap[trap["system"] == "greedy"].iloc[0]
     pipe = trap[trap["system"] == "translate-then-prove"].iloc[0]
-    depth_wide = per_depth.pivot(index="hops", columns="system", values=["label_acc", "proof_acc", "abstention"])
+    depth_wide = per_depth.pivot(
+        index="hops", columns="system", values=["label_acc", "proof_acc", "abstention"]
+    )
     depth_wide.columns = [f"{s} {k}" for k, s in depth_wide.columns]
     depth_wide = depth_wide.reset_index()
 
     blocks: list[Block] = [
         Heading("PrOntoQA-lite: the step checker and the metric trap"),
         Paragraph(
-            "Each example is a fictional subclass chain with one dead-end distractor rule per hop; one in "
-            f"{1 / pq['corrupt_prob']:.0f} examples (in expectation) has a rule paraphrased out of the strict grammar "
-            "(\"All Xes are Ys.\"). The step checker parses every line of a trace and asks four questions: "
+            "Each example is a fictional subclass chain with one dead-end distractor rule per "
+            "hop; one in "
+            f"{1 / pq['corrupt_prob']:.0f} examples (in expectation) has a rule paraphrased out "
+            "of the strict grammar "
+            '("All Xes are Ys."). The step checker parses every line of a trace and asks four '
+            "questions: "
             "**parsed**, **valid** (each fact follows from established facts by one context rule), "
-            "**linear** (it uses the previous line's conclusion), **connects** (the last line decides the query); "
+            "**linear** (it uses the previous line's conclusion), **connects** (the last line "
+            "decides the query); "
             "a trace is a proof when all four hold (`strict`)."
         ),
-        Table(f"Worked example {meta.get('example_id', '')}: context and question", text, params=gen),
-        Table("Worked example: both systems' traces and the checker's verdicts", worked, params=gen),
-        Table("Per-depth label and strict-proof accuracy (abstentions count wrong)", depth_wide, params=gen, floatfmt="{:.2f}"),
-        Figure("Per-depth accuracy", _per_depth_figure(per_depth), name="nli-per_depth",
-               caption="Solid: label accuracy; dashed: strict proof accuracy. The greedy system's proofs fail from 3 hops on, and its labels collapse at 5 hops where the firing budget runs out."),
-        Table("Metric-trap summary", trap, params=gen, floatfmt="{:.3f}",
-              note=(f"greedy wins the label column ({greedy['label_acc']:.3f} vs {pipe['label_acc']:.3f}) and loses the "
-                    f"proof column ({greedy['proof_acc']:.3f} vs {pipe['proof_acc']:.3f}); its right-for-wrong-reason rate "
-                    f"P(label right and proof not strict) is {greedy['rfwr']:.3f} = label acc - proof acc. Every answered "
-                    f"pipeline trace passes the checker (rate {m['prontoqa.pipeline_trace_pass_rate']:.3f}); it abstains "
-                    "exactly on the corrupted examples.")),
+        Table(
+            f"Worked example {meta.get('example_id', '')}: context and question", text, params=gen
+        ),
+        Table(
+            "Worked example: both systems' traces and the checker's verdicts", worked, params=gen
+        ),
+        Table(
+            "Per-depth label and strict-proof accuracy (abstentions count wrong)",
+            depth_wide,
+            params=gen,
+            floatfmt="{:.2f}",
+        ),
+        Figure(
+            "Per-depth accuracy",
+            _per_depth_figure(per_depth),
+            name="nli-per_depth",
+            caption="Solid: label accuracy; dashed: strict proof accuracy. The greedy system's "
+            "proofs fail from 3 hops on, and its labels collapse at 5 hops where the "
+            "firing budget runs out.",
+        ),
+        Table(
+            "Metric-trap summary",
+            trap,
+            params=gen,
+            floatfmt="{:.3f}",
+            note=(
+                f"greedy wins the label column ({greedy['label_acc']:.3f} vs "
+                f"{pipe['label_acc']:.3f}) and loses the "
+                f"proof column ({greedy['proof_acc']:.3f} vs {pipe['proof_acc']:.3f}); its "
+                "right-for-wrong-reason rate "
+                f"P(label right and proof not strict) is {greedy['rfwr']:.3f} = label acc - proof "
+                "acc. Every answered "
+                "pipeline trace passes the checker (rate "
+                f"{m['prontoqa.pipeline_trace_pass_rate']:.3f}); it abstains "
+                "exactly on the corrupted examples."
+            ),
+        ),
         Heading("FOLIO-lite: three-way labels and the majority trap"),
-        Table("FOLIO-lite label mix (the best input-blind guess scores the majority frequency)", mix, params={"seed": fl["seed"], "n": fl["n"]}),
-        Table("FOLIO-lite accuracy per gold label", folio, params={"seed": fl["seed"], "n": fl["n"], "label_mix": fl["label_mix"]}, floatfmt="{:.3f}",
-              note=(f"majority = {m['folio.majority_freq']:.3f} against the 1/3 uniform guess; never saying Unknown caps a system "
-                    f"at 1 - P(Unknown) = {m['folio.never_unknown_cap']:.3f}, where greedy CWA sits ({m['folio.greedy_cwa.acc']:.3f}).")),
+        Table(
+            "FOLIO-lite label mix (the best input-blind guess scores the majority frequency)",
+            mix,
+            params={"seed": fl["seed"], "n": fl["n"]},
+        ),
+        Table(
+            "FOLIO-lite accuracy per gold label",
+            folio,
+            params={"seed": fl["seed"], "n": fl["n"], "label_mix": fl["label_mix"]},
+            floatfmt="{:.3f}",
+            note=(
+                f"majority = {m['folio.majority_freq']:.3f} against the 1/3 uniform guess; never "
+                "saying Unknown caps a system "
+                f"at 1 - P(Unknown) = {m['folio.never_unknown_cap']:.3f}, where greedy CWA sits "
+                f"({m['folio.greedy_cwa.acc']:.3f})."
+            ),
+        ),
     ]
     return blocks

@@ -20,7 +20,13 @@ from ..reasoning.grammar import Theory, parse_context, parse_sentence, render_fa
 from .checker import FLAGS, check_trace
 from .folio_lite import LABEL_ORDER
 from .prontoqa_lite import ProntoExample
-from .systems import dual_query_label, greedy_cwa_label, greedy_reason, majority_label, translate_then_prove
+from .systems import (
+    dual_query_label,
+    greedy_cwa_label,
+    greedy_reason,
+    majority_label,
+    translate_then_prove,
+)
 
 SYSTEMS = ("translate-then-prove", "greedy")
 FOLIO_SYSTEMS = ("dual-query prover", "greedy CWA", "majority")
@@ -49,7 +55,9 @@ def score_prontoqa(examples: list[ProntoExample], *, cap: int) -> pd.DataFrame:
         theory = gold_theory(ex)
         question = parse_sentence(ex.question).atom
         pipe = translate_then_prove(ex.context, ex.question)
-        greedy, reached_at = greedy_reason(ex.axiom, theory.rules, ex.goal, positive_query=ex.positive_query, cap=cap)
+        greedy, reached_at = greedy_reason(
+            ex.axiom, theory.rules, ex.goal, positive_query=ex.positive_query, cap=cap
+        )
         for system, ans, reach in ((SYSTEMS[0], pipe, None), (SYSTEMS[1], greedy, reached_at)):
             if ans.abstained:
                 flags = {f: False for f in FLAGS}
@@ -58,15 +66,25 @@ def score_prontoqa(examples: list[ProntoExample], *, cap: int) -> pd.DataFrame:
                 verdict = check_trace(list(ans.trace), theory, question)
                 flags = {f: getattr(verdict, f) for f in FLAGS}
                 reason = verdict.reason
-            rows.append({
-                "id": ex.id, "hops": ex.hops, "system": system, "gold_label": ex.gold_label,
-                "label": ans.label if ans.label is not None else "abstain",
-                "abstained": ans.abstained, "correct": ans.label == ex.gold_label,
-                **flags, "reason": reason, "trace": " | ".join(ans.trace),
-                "is_corrupted": ex.corrupted >= 0,
-                "goal_firing": -1 if reach is None else int(reach),
-                "predicted_goal_firing": -1 if system != "greedy" else (predicted_goal_firing(ex, cap=cap) or -1),
-            })
+            rows.append(
+                {
+                    "id": ex.id,
+                    "hops": ex.hops,
+                    "system": system,
+                    "gold_label": ex.gold_label,
+                    "label": ans.label if ans.label is not None else "abstain",
+                    "abstained": ans.abstained,
+                    "correct": ans.label == ex.gold_label,
+                    **flags,
+                    "reason": reason,
+                    "trace": " | ".join(ans.trace),
+                    "is_corrupted": ex.corrupted >= 0,
+                    "goal_firing": -1 if reach is None else int(reach),
+                    "predicted_goal_firing": -1
+                    if system != "greedy"
+                    else (predicted_goal_firing(ex, cap=cap) or -1),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -99,7 +117,15 @@ def score_folio(records: pd.DataFrame) -> pd.DataFrame:
             (FOLIO_SYSTEMS[1], greedy_cwa_label(theory, query)),
             (FOLIO_SYSTEMS[2], majority),
         ):
-            rows.append({"id": rec.id, "system": system, "gold_label": rec.gold_label, "label": label, "correct": label == rec.gold_label})
+            rows.append(
+                {
+                    "id": rec.id,
+                    "system": system,
+                    "gold_label": rec.gold_label,
+                    "label": label,
+                    "correct": label == rec.gold_label,
+                }
+            )
     return pd.DataFrame(rows)
 
 

@@ -25,7 +25,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..reasoning.chainer import forward_chain
-from ..reasoning.grammar import Theory, base_pred, complement, is_negated, parse_context, parse_sentence, render_fact
+from ..reasoning.grammar import (
+    Theory,
+    base_pred,
+    complement,
+    is_negated,
+    parse_context,
+    parse_sentence,
+    render_fact,
+)
 from ..reasoning.prover import Prover
 from ..reasoning.terms import Atom, Rule
 
@@ -44,7 +52,8 @@ class SystemAnswer:
 
 
 def _statement_label(proved: Atom, question: Atom) -> str:
-    """``True`` when the proved atom is the question's statement, ``False`` when it is its negation."""
+    """``True`` when the proved atom is the question's statement, ``False`` when it is its negation.
+    ``True`` when the proved atom is the question's statement, ``False`` when it is its negation."""
     return "True" if proved == question else "False"
 
 
@@ -63,13 +72,23 @@ def translate_then_prove(context: str, question: str) -> SystemAnswer:
     for goal in (positive, complement(positive)):
         proof = prover.prove(goal)
         if proof is not None:
-            trace = tuple(render_fact(a, adjective=base_pred(a.pred) in theory.adjectives) for a in proof.derived())
+            trace = tuple(
+                render_fact(a, adjective=base_pred(a.pred) in theory.adjectives)
+                for a in proof.derived()
+            )
             return SystemAnswer(_statement_label(goal, q.atom), trace)
     return SystemAnswer("Unknown", (), "neither the statement nor its negation is provable")
 
 
-def greedy_reason(axiom: Atom, rules: Sequence[Rule], goal: Atom, *, positive_query: bool, cap: int = 9,
-                  adjectives: frozenset[str] = frozenset()) -> tuple[SystemAnswer, int | None]:
+def greedy_reason(
+    axiom: Atom,
+    rules: Sequence[Rule],
+    goal: Atom,
+    *,
+    positive_query: bool,
+    cap: int = 9,
+    adjectives: frozenset[str] = frozenset(),
+) -> tuple[SystemAnswer, int | None]:
     """First-applicable forward chaining from the instance axiom (never abstains).
 
     Every firing is a sound modus ponens step, but the system does not plan:
@@ -107,7 +126,8 @@ def greedy_reason(axiom: Atom, rules: Sequence[Rule], goal: Atom, *, positive_qu
 
 
 def dual_query_label(theory: Theory, query: Atom) -> str:
-    """Open-world three-way label: prove ``query`` -> True, prove ``not_query`` -> False, else Unknown.
+    """Open-world three-way label: prove ``query`` -> True, prove ``not_query`` -> False, else
+    Unknown.
 
     Exact on corpora where negated heads are never facts nor rule premises
     (the reification gives up contraposition, see folio_lite).

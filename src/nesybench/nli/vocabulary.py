@@ -11,8 +11,23 @@ import zlib
 import numpy as np
 
 CONCEPTS = (
-    "wumpus", "yumpus", "zumpus", "dumpus", "rompus", "numpus", "tumpus", "vumpus", "impus",
-    "jompus", "gorpus", "shumpus", "lempus", "sterpus", "grimpus", "lorpus", "brimpus",
+    "wumpus",
+    "yumpus",
+    "zumpus",
+    "dumpus",
+    "rompus",
+    "numpus",
+    "tumpus",
+    "vumpus",
+    "impus",
+    "jompus",
+    "gorpus",
+    "shumpus",
+    "lempus",
+    "sterpus",
+    "grimpus",
+    "lorpus",
+    "brimpus",
 )
 NAMES = ("Sam", "Max", "Alex", "Polly", "Rex", "Sally", "Stella", "Wren", "Fae")
 

@@ -114,7 +114,9 @@ class _Relation:
         self.atoms: list[Atom] = []
         self.stamps: list[int] = []
         # bound positions -> key values -> (stamps, atoms), both in wave order
-        self.indexes: dict[tuple[int, ...], dict[tuple[str, ...], tuple[list[int], list[Atom]]]] = {}
+        self.indexes: dict[
+            tuple[int, ...], dict[tuple[str, ...], tuple[list[int], list[Atom]]]
+        ] = {}
 
     def add(self, atom: Atom, stamp: int) -> None:
         self.atoms.append(atom)
@@ -135,10 +137,12 @@ class _Relation:
         """Number of atoms with ``lo <= stamp < hi``."""
         return bisect_left(self.stamps, hi) - bisect_left(self.stamps, lo)
 
-    def candidates(self, positions: tuple[int, ...], key: tuple[str, ...], lo: int, hi: int) -> list[Atom]:
+    def candidates(
+        self, positions: tuple[int, ...], key: tuple[str, ...], lo: int, hi: int
+    ) -> list[Atom]:
         """Atoms with the given values at ``positions`` and ``lo <= stamp < hi``."""
         if not positions:
-            return self.atoms[bisect_left(self.stamps, lo):bisect_left(self.stamps, hi)]
+            return self.atoms[bisect_left(self.stamps, lo) : bisect_left(self.stamps, hi)]
         index = self.indexes.get(positions)
         if index is None:
             index = self.indexes[positions] = {}
@@ -148,7 +152,7 @@ class _Relation:
         if bucket is None:
             return []
         stamps, atoms = bucket
-        return atoms[bisect_left(stamps, lo):bisect_left(stamps, hi)]
+        return atoms[bisect_left(stamps, lo) : bisect_left(stamps, hi)]
 
 
 class _Store:
@@ -231,7 +235,8 @@ def _join(
 
 
 def _unify(pattern: Atom, atom: Atom, binding: Binding) -> Binding | None:
-    """Extend ``binding`` so that ``pattern`` matches the ground ``atom`` (repeated variables too)."""
+    """Extend ``binding`` so that ``pattern`` matches the ground ``atom`` (repeated variables too).
+    Extend ``binding`` so that ``pattern`` matches the ground ``atom`` (repeated variables too)."""
     if len(pattern.args) != len(atom.args):
         return None
     new = dict(binding)
@@ -263,11 +268,14 @@ def _check_program(facts: list[Atom], rules: list[Rule]) -> None:
             raise UserError(f"rules: expected Rule objects, got {rule!r}")
         bound = {a for lit in rule.body if lit.positive for a in lit.atom.args if is_variable(a)}
         needed = [a for a in rule.head.args if is_variable(a)]
-        needed += [a for lit in rule.body if not lit.positive for a in lit.atom.args if is_variable(a)]
+        needed += [
+            a for lit in rule.body if not lit.positive for a in lit.atom.args if is_variable(a)
+        ]
         unsafe = sorted(set(needed) - bound)
         if unsafe:
             raise UserError(
-                f"rule {rule}: variable {unsafe[0]} must occur in a positive body literal (range restriction)"
+                f"rule {rule}: variable {unsafe[0]} must occur in a positive body literal (range "
+                "restriction)"
             )
 
 
@@ -314,7 +322,10 @@ def stratify(rules: Iterable[Rule]) -> tuple[tuple[str, ...], ...]:
 
 
 def _split(rule: Rule) -> tuple[list[Atom], list[Atom]]:
-    return ([lit.atom for lit in rule.body if lit.positive], [lit.atom for lit in rule.body if not lit.positive])
+    return (
+        [lit.atom for lit in rule.body if lit.positive],
+        [lit.atom for lit in rule.body if not lit.positive],
+    )
 
 
 def _fire(
@@ -342,14 +353,20 @@ def _fire(
         return heads
     if strategy == "naive":
         plan = [(p, 0, wave) for p in positives]
-        return [_substitute(rule.head, b) for b in _join(plan, negatives, store, negation_model, counter)]
+        return [
+            _substitute(rule.head, b)
+            for b in _join(plan, negatives, store, negation_model, counter)
+        ]
     for i, delta_atom in enumerate(positives):
         # Instances whose first delta literal is the i-th: literals before it
         # read old atoms, the i-th the delta, those after it everything.
         plan = [(delta_atom, delta_lo, wave)]
         plan += [(p, 0, delta_lo) for p in positives[:i]]
-        plan += [(p, 0, wave) for p in positives[i + 1:]]
-        heads.extend(_substitute(rule.head, b) for b in _join(plan, negatives, store, negation_model, counter))
+        plan += [(p, 0, wave) for p in positives[i + 1 :]]
+        heads.extend(
+            _substitute(rule.head, b)
+            for b in _join(plan, negatives, store, negation_model, counter)
+        )
     return heads
 
 
@@ -367,8 +384,15 @@ def _saturate(
     while True:
         added = False
         for rule in rules:
-            for head in _fire(rule, store, wave=wave, delta_lo=delta_lo, strategy=strategy,
-                              negation_model=negation_model, counter=counter):
+            for head in _fire(
+                rule,
+                store,
+                wave=wave,
+                delta_lo=delta_lo,
+                strategy=strategy,
+                negation_model=negation_model,
+                counter=counter,
+            ):
                 if store.add(head, wave):
                     added = True
         if not added:
@@ -376,7 +400,9 @@ def _saturate(
         delta_lo, wave = wave, wave + 1
 
 
-def forward_chain(facts: Iterable[Atom], rules: Iterable[Rule], *, strategy: str = "semi-naive") -> Closure:
+def forward_chain(
+    facts: Iterable[Atom], rules: Iterable[Rule], *, strategy: str = "semi-naive"
+) -> Closure:
     """Perfect model of a stratified Datalog program, with the depth of every atom.
 
     Parameters
@@ -401,8 +427,8 @@ def forward_chain(facts: Iterable[Atom], rules: Iterable[Rule], *, strategy: str
 
     >>> from nesybench.reasoning.terms import Atom, Literal, Rule
     >>> edge = [Atom("e", ("a", "b")), Atom("e", ("b", "c"))]
-    >>> tc = [Rule(Atom("p", ("X", "Y")), (Literal(Atom("e", ("X", "Y"))),)),
-    ...       Rule(Atom("p", ("X", "Z")), (Literal(Atom("e", ("X", "Y"))), Literal(Atom("p", ("Y", "Z")))))]
+    >>> e_xy, p_yz = Literal(Atom("e", ("X", "Y"))), Literal(Atom("p", ("Y", "Z")))
+    >>> tc = [Rule(Atom("p", ("X", "Y")), (e_xy,)), Rule(Atom("p", ("X", "Z")), (e_xy, p_yz))]
     >>> c = forward_chain(edge, tc)
     >>> c.depth(Atom("p", ("a", "c"))), c.rounds, len(c)
     (2, 2, 5)
@@ -416,7 +442,9 @@ def forward_chain(facts: Iterable[Atom], rules: Iterable[Rule], *, strategy: str
     derived = {r.head.pred for r in rules}
     counter = _Counter()
 
-    negates_derived = any(not lit.positive and lit.atom.pred in derived for r in rules for lit in r.body)
+    negates_derived = any(
+        not lit.positive and lit.atom.pred in derived for r in rules for lit in r.body
+    )
     if negates_derived:
         # Stratum by stratum: a negated predicate is complete before it is read.
         staged = _Store()
@@ -426,8 +454,14 @@ def forward_chain(facts: Iterable[Atom], rules: Iterable[Rule], *, strategy: str
         for stratum in strata:
             members = set(stratum)
             stratum_rules = [r for r in rules if r.head.pred in members]
-            wave = _saturate(stratum_rules, staged, first_wave=wave, strategy=strategy,
-                             negation_model=staged.stamp, counter=counter)
+            wave = _saturate(
+                stratum_rules,
+                staged,
+                first_wave=wave,
+                strategy=strategy,
+                negation_model=staged.stamp,
+                counter=counter,
+            )
         negation_model: Mapping[Atom, int] | None = staged.stamp
     else:
         negation_model = None
@@ -437,12 +471,22 @@ def forward_chain(facts: Iterable[Atom], rules: Iterable[Rule], *, strategy: str
     store = _Store()
     for fact in facts:
         store.add(fact, 0)
-    end = _saturate(rules, store, first_wave=1, strategy=strategy,
-                    negation_model=store.stamp if negation_model is None else negation_model, counter=counter)
+    end = _saturate(
+        rules,
+        store,
+        first_wave=1,
+        strategy=strategy,
+        negation_model=store.stamp if negation_model is None else negation_model,
+        counter=counter,
+    )
     if negation_model is not None and set(store.stamp) != set(negation_model):
-        raise RuntimeError("perfect model and reduct fixpoint differ: stratified evaluation is broken")
+        raise RuntimeError(
+            "perfect model and reduct fixpoint differ: stratified evaluation is broken"
+        )
     atoms = dict(sorted(store.stamp.items(), key=lambda kv: (kv[1], kv[0])))
-    return Closure(atoms=atoms, rounds=end - 1, probes=counter.probes, strategy=strategy, strata=strata)
+    return Closure(
+        atoms=atoms, rounds=end - 1, probes=counter.probes, strategy=strategy, strata=strata
+    )
 
 
 def query(body: Sequence[Literal], atoms: Iterable[Atom] | Closure) -> tuple[list[Binding], int]:
@@ -462,7 +506,10 @@ def query(body: Sequence[Literal], atoms: Iterable[Atom] | Closure) -> tuple[lis
         if not lit.positive:
             loose = sorted({a for a in lit.atom.args if is_variable(a)} - bound)
             if loose:
-                raise UserError(f"query: variable {loose[0]} of 'not {lit.atom}' must occur in a positive literal")
+                raise UserError(
+                    f"query: variable {loose[0]} of 'not {lit.atom}' must occur in a positive "
+                    "literal"
+                )
     counter = _Counter()
     plan = [(lit.atom, 0, 1) for lit in body if lit.positive]
     negatives = [lit.atom for lit in body if not lit.positive]

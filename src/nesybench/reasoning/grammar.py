@@ -74,7 +74,7 @@ def article(word: str) -> str:
 # ---------------------------------------------------------------- negation
 def negate_pred(pred: str) -> str:
     """``sour -> not_sour`` and back: reified classical negation."""
-    return pred[len(NEG_PREFIX):] if pred.startswith(NEG_PREFIX) else NEG_PREFIX + pred
+    return pred[len(NEG_PREFIX) :] if pred.startswith(NEG_PREFIX) else NEG_PREFIX + pred
 
 
 def is_negated(pred: str) -> bool:
@@ -82,7 +82,7 @@ def is_negated(pred: str) -> bool:
 
 
 def base_pred(pred: str) -> str:
-    return pred[len(NEG_PREFIX):] if is_negated(pred) else pred
+    return pred[len(NEG_PREFIX) :] if is_negated(pred) else pred
 
 
 def complement(atom: Atom) -> Atom:
@@ -117,7 +117,11 @@ class Lexicon:
         out = text
         for src in sorted(self.synonyms, key=lambda s: (-len(s), s)):
             dst = self.synonyms[src]
-            out = re.sub(rf"(?i)(?<![A-Za-z]){re.escape(src)}(?![A-Za-z])", lambda m, d=dst: _keep_case(m.group(0), d), out)
+            out = re.sub(
+                rf"(?i)(?<![A-Za-z]){re.escape(src)}(?![A-Za-z])",
+                lambda m, d=dst: _keep_case(m.group(0), d),
+                out,
+            )
         return out
 
 
@@ -231,7 +235,9 @@ def _content_word(word: str) -> bool:
     return bool(_WORD.match(word))
 
 
-def _parse_predicate(words: list[str], *, plural: bool, lexicon: Lexicon | None) -> tuple[str, bool] | str:
+def _parse_predicate(
+    words: list[str], *, plural: bool, lexicon: Lexicon | None
+) -> tuple[str, bool] | str:
     """``["not", "a", "jompus"] -> ("not_jompus", False)``; a string is a failure reason."""
     neg = bool(words) and words[0] == "not"
     rest = words[1:] if neg else words
@@ -263,7 +269,12 @@ def _parse_clause(text: str, *, lexicon: Lexicon | None) -> ParseResult:
     first = words[0]
     lowered = first.lower()
     if lowered in ("every", "each"):
-        if len(words) < 4 or words[2] != "is" or not _content_word(words[1]) or words[1] != words[1].lower():
+        if (
+            len(words) < 4
+            or words[2] != "is"
+            or not _content_word(words[1])
+            or words[1] != words[1].lower()
+        ):
             return _fail(f"expected '{first} NOUN is ...'")
         pr = _parse_predicate(words[3:], plural=False, lexicon=lexicon)
         if isinstance(pr, str):
@@ -334,7 +345,7 @@ def parse_sentence(text: object, *, lexicon: Lexicon | None = None) -> ParseResu
         return _fail("empty sentence")
     for style, prefix in _QUESTION_PREFIXES.items():
         if sentence.startswith(prefix):
-            inner = _parse_clause(sentence[len(prefix):].strip(), lexicon=lexicon)
+            inner = _parse_clause(sentence[len(prefix) :].strip(), lexicon=lexicon)
             if inner.kind != "fact":
                 return _fail(f"a question must ask about a fact: {inner.reason or 'got a rule'}")
             return ParseResult("question", atom=inner.atom, adjective=inner.adjective, style=style)

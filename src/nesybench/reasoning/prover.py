@@ -54,7 +54,7 @@ class Proof:
 
     atom: Atom
     rule: Rule | None = None
-    premises: tuple["Proof", ...] = ()
+    premises: tuple[Proof, ...] = ()
     absent: tuple[Atom, ...] = ()
 
     @property
@@ -78,7 +78,11 @@ class Proof:
                 walk(p)
             if node.atom not in seen:
                 seen.add(node.atom)
-                out.append(ProofStep(node.atom, node.rule, tuple(p.atom for p in node.premises), node.absent))
+                out.append(
+                    ProofStep(
+                        node.atom, node.rule, tuple(p.atom for p in node.premises), node.absent
+                    )
+                )
 
         walk(self)
         return out
@@ -157,7 +161,9 @@ class Prover:
         self.max_depth = max_depth
         self._fresh = itertools.count()
         self._naf_stack: list[Atom] = []
-        self._proved: dict[Atom, Proof] = {}  # ground successes are reusable; failures are not (loop check)
+        self._proved: dict[
+            Atom, Proof
+        ] = {}  # ground successes are reusable; failures are not (loop check)
         self._table: dict[tuple, dict[Atom, Proof]] = {}  # goal variant -> its answers found so far
         self._n_answers = 0
 
@@ -166,9 +172,14 @@ class Prover:
         mapping: dict[str, str] = {}
 
         def r(atom: Atom) -> Atom:
-            return Atom(atom.pred, tuple(mapping.setdefault(t, f"_R{n}_{t}") if is_variable(t) else t for t in atom.args))
+            return Atom(
+                atom.pred,
+                tuple(
+                    mapping.setdefault(t, f"_R{n}_{t}") if is_variable(t) else t for t in atom.args
+                ),
+            )
 
-        return Rule(r(rule.head), tuple(Literal(r(l.atom), l.positive) for l in rule.body))
+        return Rule(r(rule.head), tuple(Literal(r(lit.atom), lit.positive) for lit in rule.body))
 
     def prove(self, goal: Atom) -> Proof | None:
         """First proof of ``goal`` (its variables bound to the first answer), or None."""
@@ -177,7 +188,8 @@ class Prover:
         return None
 
     def solutions(self, goal: Atom) -> Iterator[Proof]:
-        """Proofs of distinct answers of ``goal``, in search order, until the answer tables are closed.
+        """Proofs of distinct answers of ``goal``, in search order, until the answer tables are
+        closed.
 
         A goal that repeats a variant of one of its ancestors does not recurse;
         it consumes the answers tabled for that variant so far.  Those tables may
@@ -194,7 +206,9 @@ class Prover:
                         yield proof
             except RecursionError:
                 # Each goal on the stack costs a few Python frames: ~300 nested goals fit.
-                raise ValueError(f"proof search for {goal} is deeper than Python's recursion limit allows") from None
+                raise ValueError(
+                    f"proof search for {goal} is deeper than Python's recursion limit allows"
+                ) from None
             if self._n_answers == before:
                 return
 
@@ -240,11 +254,15 @@ class Prover:
             for s2, premises, absent in self._solve_body(rule.body, s, ancestors):
                 head = substitute(rule.head, s2)
                 if not head.is_ground:
-                    raise ValueError(f"unsafe rule: head variables not bound by the body in {original}")
+                    raise ValueError(
+                        f"unsafe rule: head variables not bound by the body in {original}"
+                    )
                 if head in seen:
                     continue
                 seen.add(head)
-                proof = Proof(head, original, premises, absent)  # cite the rule as the program states it
+                proof = Proof(
+                    head, original, premises, absent
+                )  # cite the rule as the program states it
                 self._remember(key, proof)
                 yield s2, proof
 
@@ -260,7 +278,9 @@ class Prover:
         else:
             atom = substitute(first.atom, subst)
             if not atom.is_ground:
-                raise ValueError(f"floundering: negative literal 'not {atom}' is not ground when selected")
+                raise ValueError(
+                    f"floundering: negative literal 'not {atom}' is not ground when selected"
+                )
             # Negation as failure runs in a fresh context: stratification means the
             # negated atom cannot depend on the goal we are inside.
             if atom in self._naf_stack:
@@ -283,7 +303,9 @@ class Prover:
             self._n_answers += 1
 
 
-def prove(goal: Atom, facts: Iterable[Atom], rules: Iterable[Rule], *, max_depth: int = 10_000) -> Proof | None:
+def prove(
+    goal: Atom, facts: Iterable[Atom], rules: Iterable[Rule], *, max_depth: int = 10_000
+) -> Proof | None:
     """Prove ``goal`` from ``facts`` and ``rules`` by SLD resolution; the proof tree or None.
 
     Parameters

@@ -22,7 +22,8 @@ class Heading:
 
 @dataclass
 class Paragraph:
-    """Prose; ``**bold**`` and ``code`` markup are kept as Markdown and rendered minimally in HTML."""
+    """Prose; ``**bold**`` and ``code`` markup are kept as Markdown and rendered minimally in HTML.
+    Prose; ``**bold**`` and ``code`` markup are kept as Markdown and rendered minimally in HTML."""
 
     text: str
 
@@ -40,7 +41,8 @@ class Table:
 
 @dataclass
 class Figure:
-    """A matplotlib figure (Agg); rendered as inline SVG in HTML and as a PNG file beside the Markdown."""
+    """A matplotlib figure (Agg); rendered as inline SVG in HTML and as a PNG file beside the
+    Markdown."""
 
     title: str
     figure: Any  # matplotlib.figure.Figure

@@ -8,7 +8,7 @@ import re
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
 # A fixed hash salt makes SVG element ids reproducible; dates are dropped below.
 matplotlib.rcParams["svg.hashsalt"] = "nesybench"

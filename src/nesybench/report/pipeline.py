@@ -41,7 +41,9 @@ def merge_stage_metrics(root: Path, instrument: str) -> dict:
             continue
         for key, value in flatten(read_json(path)).items():
             if key in merged:
-                raise ValueError(f"metric {instrument}:{key} is written by both {source[key]} and {stage}")
+                raise ValueError(
+                    f"metric {instrument}:{key} is written by both {source[key]} and {stage}"
+                )
             merged[key], source[key] = value, stage
     return merged
 
@@ -50,7 +52,10 @@ def report(ctx) -> None:
     landed = [i for i in ctx.args.get("instruments", "").split(",") if i]
     unknown = [i for i in landed if i not in INSTRUMENTS]
     if unknown:
-        raise UserError(f"--arg instruments: unknown instrument {unknown[0]!r}; expected some of {', '.join(INSTRUMENTS)}")
+        raise UserError(
+            f"--arg instruments: unknown instrument {unknown[0]!r}; expected some of "
+            f"{', '.join(INSTRUMENTS)}"
+        )
     root = ctx.root
     params_yaml_hash = file_hash(root / "params.yaml")
 
@@ -63,8 +68,11 @@ def report(ctx) -> None:
         section_params = ctx.all_params.get(instrument, {})
         loader = ReportLoader(root, instrument, section_params)
         blocks = module.section(loader)
-        # A table that names no params of its own states the instrument's top-level ones (seed, ...).
-        top_level = {k: v for k, v in section_params.items() if isinstance(v, (bool, int, float, str))}
+        # A table that names no params of its own states the instrument's top-level ones (seed,
+        # ...).
+        top_level = {
+            k: v for k, v in section_params.items() if isinstance(v, (bool, int, float, str))
+        }
         for block in blocks:
             if isinstance(block, Table) and not block.params:
                 block.params = dict(top_level)
@@ -75,7 +83,9 @@ def report(ctx) -> None:
         f"Every number below was computed by this run of the pipeline from params.yaml "
         f"(sha256:{params_yaml_hash}); instruments in this report: {', '.join(landed) or 'none'}."
     )
-    page, markdown, figures = render(sections, title=title, params_yaml_hash=params_yaml_hash, intro=intro)
+    page, markdown, figures = render(
+        sections, title=title, params_yaml_hash=params_yaml_hash, intro=intro
+    )
     for _, blocks in sections:
         for block in blocks:
             if hasattr(block, "figure"):
@@ -89,4 +99,7 @@ def report(ctx) -> None:
         atomic_write(fig_dir / name, data)
     atomic_write_text(root / "reports" / "report.md", markdown)
     atomic_write_text(root / "reports" / "report.html", page)
-    ctx.log(f"reports/report.html: {len(sections)} sections, {len(figures)} figures, {page.count('<table')} tables")
+    ctx.log(
+        f"reports/report.html: {len(sections)} sections, {len(figures)} figures, "
+        f"{page.count('<table')} tables"
+    )

@@ -17,7 +17,8 @@ from .blocks import Figure, Heading, Paragraph, Table
 from .figures import to_png, to_svg
 
 CSS = """
-body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2rem auto; max-width: 1100px; color: #1b1f23; line-height: 1.45; padding: 0 1rem; }
+body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2rem auto;
+max-width: 1100px; color: #1b1f23; line-height: 1.45; padding: 0 1rem; }
 h1 { border-bottom: 2px solid #444; padding-bottom: .3rem; }
 h2 { border-bottom: 1px solid #bbb; margin-top: 2.5rem; padding-bottom: .2rem; }
 nav ul { columns: 2; }
@@ -67,18 +68,23 @@ def params_line(params: dict[str, Any], params_yaml_hash: str) -> str:
 def table_html(block: Table, params_yaml_hash: str) -> str:
     df = block.df
     text_cols = {c for c in df.columns if _is_text(df[c])}
-    head = "".join(f'<th class="{"text" if c in text_cols else "num"}">{html.escape(str(c))}</th>' for c in df.columns)
+    head = "".join(
+        f'<th class="{"text" if c in text_cols else "num"}">{html.escape(str(c))}</th>'
+        for c in df.columns
+    )
     rows = []
     for row in df.itertuples(index=False):
         cells = "".join(
-            f'<td class="{"text" if c in text_cols else "num"}">{html.escape(_fmt(v, block.floatfmt))}</td>'
+            f'<td class="{"text" if c in text_cols else "num"}">'
+            f"{html.escape(_fmt(v, block.floatfmt))}</td>"
             for c, v in zip(df.columns, row)
         )
         rows.append(f"<tr>{cells}</tr>")
     note = f'<p class="note">{_inline_md_to_html(block.note)}</p>' if block.note else ""
     return (
         f'<p class="table-title">{html.escape(block.title)}</p>'
-        f'<table class="nb-table"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>{note}'
+        f'<table class="nb-table"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table>{note}"
         f'<p class="params">{html.escape(params_line(block.params, params_yaml_hash))}</p>'
     )
 
@@ -89,7 +95,9 @@ def table_markdown(block: Table, params_yaml_hash: str) -> str:
     sep = "|" + "|".join("---" if _is_text(df[c]) else "---:" for c in df.columns) + "|"
     lines = [f"**{block.title}**", "", header, sep]
     for row in df.itertuples(index=False):
-        lines.append("| " + " | ".join(_fmt(v, block.floatfmt).replace("|", "\\|") for v in row) + " |")
+        lines.append(
+            "| " + " | ".join(_fmt(v, block.floatfmt).replace("|", "\\|") for v in row) + " |"
+        )
     if block.note:
         lines += ["", block.note]
     lines += ["", f"_{params_line(block.params, params_yaml_hash)}_", ""]
@@ -100,7 +108,9 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
-def render(sections: list[tuple[str, list]], *, title: str, params_yaml_hash: str, intro: str) -> tuple[str, str, dict[str, bytes]]:
+def render(
+    sections: list[tuple[str, list]], *, title: str, params_yaml_hash: str, intro: str
+) -> tuple[str, str, dict[str, bytes]]:
     """Return (html, markdown, {figure file name: png bytes})."""
     body, md, figures = [], [f"# {title}", "", intro, ""], {}
     toc = []
@@ -124,13 +134,21 @@ def render(sections: list[tuple[str, list]], *, title: str, params_yaml_hash: st
                 file_name = f"{block.name}.png"
                 figures[file_name] = to_png(block.figure)
                 caption = html.escape(block.caption or block.title)
-                body.append(f'<figure class="nb-figure" id="fig-{_slug(block.name)}">{to_svg(block.figure)}<figcaption>{caption}</figcaption></figure>')
-                md += [f"![{block.title}](figures/{file_name})", "", f"_{block.caption or block.title}_", ""]
+                body.append(
+                    '<figure class="nb-figure" '
+                    f'id="fig-{_slug(block.name)}">{to_svg(block.figure)}<figcaption>{caption}</figcaption></figure>'
+                )
+                md += [
+                    f"![{block.title}](figures/{file_name})",
+                    "",
+                    f"_{block.caption or block.title}_",
+                    "",
+                ]
             else:
                 raise TypeError(f"unknown report block {type(block).__name__}")
         body.append("</section>")
     page = (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{html.escape(title)}</title><style>{CSS}</style></head><body>"
         f"<h1>{html.escape(title)}</h1><p>{_inline_md_to_html(intro)}</p>"
         f"<nav><ul>{''.join(toc)}</ul></nav>{''.join(body)}</body></html>\n"

@@ -25,16 +25,26 @@ import numpy as np
 import pandas as pd
 
 from ..metrics.stats import wilson_interval
-from .model import ConceptNetConfig, KnowledgeTable, concept_probs, init_params, predict_labels, train
+from .model import (
+    ConceptNetConfig,
+    KnowledgeTable,
+    concept_probs,
+    init_params,
+    predict_labels,
+    train,
+)
 from .panel import alpha_string, is_identity, is_injective, learned_relabeling, state_string
 
 
 def init_seed(base_seed: int, name: str, index: int) -> np.random.SeedSequence:
-    """Child seed of run ``index`` of the sweep called ``name`` (derived by name, never by position in a dict)."""
+    """Child seed of run ``index`` of the sweep called ``name`` (derived by name, never by position
+    in a dict)."""
     return np.random.SeedSequence([int(base_seed), *name.encode("utf-8"), 0, int(index)])
 
 
-def label_preserving(alpha: dict[str, str], label_of: dict[str, int], states: Sequence[str]) -> bool:
+def label_preserving(
+    alpha: dict[str, str], label_of: dict[str, int], states: Sequence[str]
+) -> bool:
     """``K(alpha(g)) = K(g)`` for every ``g`` in ``states`` (all must be in ``alpha``)."""
     return all(g in alpha and label_of[alpha[g]] == label_of[g] for g in states)
 
@@ -71,7 +81,9 @@ class RunOutcome:
         }
 
 
-def evaluate_runs(params, kb: KnowledgeTable, splits: dict, support: Sequence[str], *, min_acc_y: float) -> list[RunOutcome]:
+def evaluate_runs(
+    params, kb: KnowledgeTable, splits: dict, support: Sequence[str], *, min_acc_y: float
+) -> list[RunOutcome]:
     """Classify every model of a trained batch (see the module docstring).
 
     ``splits`` maps split name -> ``(X, G, Y)``; ``"test"`` is required,
@@ -96,22 +108,29 @@ def evaluate_runs(params, kb: KnowledgeTable, splits: dict, support: Sequence[st
             if name == "test":
                 acc_c = float(np.mean(c_pred[b] == G))
         perfect = label_preserving(alpha, label_of, support) and acc["test"] >= min_acc_y
-        outcomes.append(RunOutcome(
-            seed_index=b,
-            acc_y_test=acc["test"],
-            acc_c_test=acc_c,
-            acc_y_ood=acc.get("ood", float("nan")),
-            alpha=dict(sorted(alpha.items())),
-            label_perfect=bool(perfect),
-            identity=is_identity(alpha),
-            injective=is_injective(alpha),
-        ))
+        outcomes.append(
+            RunOutcome(
+                seed_index=b,
+                acc_y_test=acc["test"],
+                acc_c_test=acc_c,
+                acc_y_ood=acc.get("ood", float("nan")),
+                alpha=dict(sorted(alpha.items())),
+                label_perfect=bool(perfect),
+                identity=is_identity(alpha),
+                injective=is_injective(alpha),
+            )
+        )
     return outcomes
 
 
-def train_label_only_sweep(X, Y, G, kb: KnowledgeTable, *, seeds, config: ConceptNetConfig, callback=None):
-    """Train one label-only model per seed, all in one batch; returns ``(initial params, TrainResult)``."""
-    p0 = init_params(seeds, n_inputs=np.asarray(X).shape[1], n_concepts=kb.n_concepts, config=config)
+def train_label_only_sweep(
+    X, Y, G, kb: KnowledgeTable, *, seeds, config: ConceptNetConfig, callback=None
+):
+    """Train one label-only model per seed, all in one batch; returns ``(initial params,
+    TrainResult)``."""
+    p0 = init_params(
+        seeds, n_inputs=np.asarray(X).shape[1], n_concepts=kb.n_concepts, config=config
+    )
     return p0, train(p0, X, Y, G, kb, config=config, callback=callback)
 
 
@@ -147,8 +166,11 @@ def incidence_counts(label_perfect, shortcut, collapse) -> dict:
 
 def incidence_summary(outcomes: Sequence[RunOutcome]) -> dict:
     """:func:`incidence_counts` of a list of classified runs."""
-    return incidence_counts([o.label_perfect for o in outcomes], [o.shortcut for o in outcomes],
-                            [o.collapse for o in outcomes])
+    return incidence_counts(
+        [o.label_perfect for o in outcomes],
+        [o.shortcut for o in outcomes],
+        [o.collapse for o in outcomes],
+    )
 
 
 def runs_frame(outcomes: Sequence[RunOutcome], **columns) -> pd.DataFrame:

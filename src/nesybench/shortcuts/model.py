@@ -59,13 +59,15 @@ class ConceptNetParams:
     W2: np.ndarray  # (B, H, k * V)
     b2: np.ndarray  # (B, 1, k * V)
 
-    def copy(self) -> "ConceptNetParams":
+    def copy(self) -> ConceptNetParams:
         return ConceptNetParams(self.W1.copy(), self.b1.copy(), self.W2.copy(), self.b2.copy())
 
-    def select(self, index: int) -> "ConceptNetParams":
+    def select(self, index: int) -> ConceptNetParams:
         """The single-model batch holding model ``index``."""
         s = slice(index, index + 1)
-        return ConceptNetParams(self.W1[s].copy(), self.b1[s].copy(), self.W2[s].copy(), self.b2[s].copy())
+        return ConceptNetParams(
+            self.W1[s].copy(), self.b1[s].copy(), self.W2[s].copy(), self.b2[s].copy()
+        )
 
     @property
     def n_models(self) -> int:
@@ -79,7 +81,9 @@ class TrainResult:
     concept_nll: np.ndarray  # (epochs + 1, B): concept loss on the supervised subset (0 if none)
 
 
-def init_params(seeds, *, n_inputs: int, n_concepts: int, config: ConceptNetConfig) -> ConceptNetParams:
+def init_params(
+    seeds, *, n_inputs: int, n_concepts: int, config: ConceptNetConfig
+) -> ConceptNetParams:
     """One initialisation per seed (each a ``numpy.random.SeedSequence`` or int entropy).
 
     Weights are Gaussian with standard deviation ``scale / sqrt(fan_in)``;
@@ -130,7 +134,9 @@ def _log_softmax(z: np.ndarray) -> np.ndarray:
     return z - np.log(_sum_last(np.exp(z)))[..., None]
 
 
-def forward(params: ConceptNetParams, X: np.ndarray, *, n_concepts: int) -> tuple[np.ndarray, np.ndarray]:
+def forward(
+    params: ConceptNetParams, X: np.ndarray, *, n_concepts: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Hidden activations ``(B, n, H)`` and concept logits ``(B, n, k, V)``."""
     h = np.tanh(np.matmul(X, params.W1) + params.b1)
     z = np.matmul(h, params.W2) + params.b2
@@ -195,7 +201,9 @@ def _losses_and_logit_grads(z, Y, G, sup_mask, kb: KnowledgeTable, concept_weigh
     total = _sum_last(w)
     log_py = m + np.log(total)  # (B, n)
     post = w / total[..., None]  # q(g) [K(g)=y] / P(y)
-    r = np.matmul(post, kb.onehot.reshape(len(kb.states), -1)).reshape(B, n, k, V)  # posterior concept marginals
+    r = np.matmul(post, kb.onehot.reshape(len(kb.states), -1)).reshape(
+        B, n, k, V
+    )  # posterior concept marginals
     label_nll = -log_py.mean(axis=1)
     grad = (p - r) / n
     n_sup = sup_mask.sum(axis=1)  # (B,)
@@ -207,7 +215,9 @@ def _losses_and_logit_grads(z, Y, G, sup_mask, kb: KnowledgeTable, concept_weigh
     return label_nll, concept_nll, grad
 
 
-def loss_and_grads(params: ConceptNetParams, X, Y, G, sup_mask, kb: KnowledgeTable, *, concept_weight: float = 1.0):
+def loss_and_grads(
+    params: ConceptNetParams, X, Y, G, sup_mask, kb: KnowledgeTable, *, concept_weight: float = 1.0
+):
     """Total loss per model ``(B,)`` and the gradient of its sum w.r.t. every weight.
 
     ``sup_mask`` is ``(B, n)`` with 1 where the concept labels of point ``i`` are
@@ -227,15 +237,25 @@ def loss_and_grads(params: ConceptNetParams, X, Y, G, sup_mask, kb: KnowledgeTab
     return total, label_nll, concept_nll, ConceptNetParams(dW1, db1, dW2, db2)
 
 
-def train(params: ConceptNetParams, X, Y, G, kb: KnowledgeTable, *, sup_mask=None, config: ConceptNetConfig,
-          callback=None) -> TrainResult:
+def train(
+    params: ConceptNetParams,
+    X,
+    Y,
+    G,
+    kb: KnowledgeTable,
+    *,
+    sup_mask=None,
+    config: ConceptNetConfig,
+    callback=None,
+) -> TrainResult:
     """Full-batch gradient descent for ``config.epochs`` steps on every model of the batch.
 
     Parameters
     ----------
     params : ConceptNetParams
         Initial weights (not modified).
-    X : (n, d) inputs; Y : (n,) labels; G : (n, k) gold concepts (used only where ``sup_mask`` is 1).
+    X : (n, d) inputs; Y : (n,) labels; G : (n, k) gold concepts (used only where ``sup_mask`` is
+    1).
     kb : KnowledgeTable
     sup_mask : (B, n) array or None (label-only for every model).
     callback : called as ``callback(epoch)`` every 50 epochs (progress lines).
@@ -251,7 +271,9 @@ def train(params: ConceptNetParams, X, Y, G, kb: KnowledgeTable, *, sup_mask=Non
     label_curve = np.empty((config.epochs + 1, B))
     concept_curve = np.empty((config.epochs + 1, B))
     for epoch in range(config.epochs + 1):
-        _, lab, con, grads = loss_and_grads(params, X, Y, G, sup_mask, kb, concept_weight=config.concept_weight)
+        _, lab, con, grads = loss_and_grads(
+            params, X, Y, G, sup_mask, kb, concept_weight=config.concept_weight
+        )
         label_curve[epoch], concept_curve[epoch] = lab, con
         if epoch == config.epochs:
             break
@@ -266,5 +288,7 @@ def train(params: ConceptNetParams, X, Y, G, kb: KnowledgeTable, *, sup_mask=Non
 
 def predict_labels(params: ConceptNetParams, X, kb: KnowledgeTable) -> np.ndarray:
     """Most probable label ``argmax_y P(y | x)`` for every model: ``(B, n)``."""
-    log_p = _log_softmax(concept_logits(params, np.asarray(X, dtype=float), n_concepts=kb.n_concepts))
+    log_p = _log_softmax(
+        concept_logits(params, np.asarray(X, dtype=float), n_concepts=kb.n_concepts)
+    )
     return kb.classes[np.argmax(kb.label_log_probs(log_p), axis=-1)]

@@ -82,12 +82,16 @@ def concept_macro_f1(c_true, c_pred) -> float:
     0.7333
     """
     c_true, c_pred = np.asarray(c_true), np.asarray(c_pred)
-    scores = [f1_score(c_true[:, j], c_pred[:, j], average="macro", zero_division=0.0) for j in range(c_true.shape[1])]
+    scores = [
+        f1_score(c_true[:, j], c_pred[:, j], average="macro", zero_division=0.0)
+        for j in range(c_true.shape[1])
+    ]
     return float(np.mean(scores))
 
 
 def occurrence_vector(c_pred, n_values: Sequence[int]) -> np.ndarray:
-    """``v_c``: how often each joint state ``c`` is predicted, whatever the truth (column sums of the state confusion matrix)."""
+    """``v_c``: how often each joint state ``c`` is predicted, whatever the truth (column sums of
+    the state confusion matrix)."""
     m = int(np.prod([int(v) for v in n_values]))
     return np.bincount(state_index(c_pred, n_values), minlength=m).astype(np.int64)
 
@@ -139,7 +143,12 @@ def concept_ece(c_true, probs: Sequence[np.ndarray], *, n_bins: int = 10) -> flo
     """
     c_true = np.asarray(c_true)
     conf = np.concatenate([np.max(np.asarray(p, dtype=float), axis=1) for p in probs])
-    correct = np.concatenate([(np.argmax(np.asarray(p), axis=1) == c_true[:, j]).astype(int) for j, p in enumerate(probs)])
+    correct = np.concatenate(
+        [
+            (np.argmax(np.asarray(p), axis=1) == c_true[:, j]).astype(int)
+            for j, p in enumerate(probs)
+        ]
+    )
     return expected_calibration_error(correct, np.clip(conf, 0.0, 1.0), n_bins=n_bins)
 
 
@@ -187,7 +196,9 @@ def alpha_string(alpha: dict[str, str]) -> str:
     return " ".join(f"{k}->{alpha[k]}" for k in sorted(alpha))
 
 
-def concept_panel(c_true, probs: Sequence[np.ndarray], *, y_true=None, y_pred=None, n_bins: int = 10) -> dict:
+def concept_panel(
+    c_true, probs: Sequence[np.ndarray], *, y_true=None, y_pred=None, n_bins: int = 10
+) -> dict:
     """Every panel metric of one model on one split, as a dict.
 
     Keys: ``acc_y`` (only when labels are given), ``acc_c``, ``f1_c``,
@@ -216,7 +227,9 @@ def concept_panel(c_true, probs: Sequence[np.ndarray], *, y_true=None, y_pred=No
 # ---- the long-format concept table (pipeline artifact and user input) ----------
 
 
-def unpack_concept_table(df: pd.DataFrame, *, source: str) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+def unpack_concept_table(
+    df: pd.DataFrame, *, source: str
+) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """Validate a long-format concept table and return ``(points, c_true, probs)``.
 
     One row per (point, concept) with columns ``point``, ``concept`` (0-based),
@@ -227,7 +240,10 @@ def unpack_concept_table(df: pd.DataFrame, *, source: str) -> tuple[np.ndarray, 
     """
     missing = [c for c in CONCEPT_COLUMNS if c not in df.columns]
     if missing:
-        raise UserError(f"{source}: missing column {missing[0]!r}; expected columns {', '.join(CONCEPT_COLUMNS)}")
+        raise UserError(
+            f"{source}: missing column {missing[0]!r}; expected columns "
+            f"{', '.join(CONCEPT_COLUMNS)}"
+        )
     if len(df) == 0:
         raise UserError(f"{source}: no rows")
     for col in ("point", "concept", "gold"):
@@ -240,12 +256,16 @@ def unpack_concept_table(df: pd.DataFrame, *, source: str) -> tuple[np.ndarray, 
     concepts = df["concept"].to_numpy(np.int64)
     gold = df["gold"].to_numpy(np.int64)
     if concepts.min() < 0:
-        raise UserError(f"{source}: column 'concept' must be >= 0 (0-based), got {int(concepts.min())}")
+        raise UserError(
+            f"{source}: column 'concept' must be >= 0 (0-based), got {int(concepts.min())}"
+        )
     k = int(concepts.max()) + 1
     present = np.unique(concepts)
     if len(present) != k:
         absent = sorted(set(range(k)) - set(present.tolist()))[0]
-        raise UserError(f"{source}: concepts must be numbered 0..{k - 1}, concept {absent} has no rows")
+        raise UserError(
+            f"{source}: concepts must be numbered 0..{k - 1}, concept {absent} has no rows"
+        )
     pairs = pd.MultiIndex.from_arrays([points, concepts])
     if pairs.has_duplicates:
         dup = pairs[pairs.duplicated()][0]
@@ -255,7 +275,9 @@ def unpack_concept_table(df: pd.DataFrame, *, source: str) -> tuple[np.ndarray, 
         per_point = pd.Series(concepts).groupby(points).nunique()
         bad = int(per_point[per_point < k].index[0])
         have = sorted(concepts[points == bad].tolist())
-        raise UserError(f"{source}: point {bad} is missing some concepts: has {have}, expected 0..{k - 1}")
+        raise UserError(
+            f"{source}: point {bad} is missing some concepts: has {have}, expected 0..{k - 1}"
+        )
     raw = df["probs"].tolist()
     lengths = np.empty(len(raw), dtype=np.int64)
     for i, value in enumerate(raw):
@@ -269,15 +291,21 @@ def unpack_concept_table(df: pd.DataFrame, *, source: str) -> tuple[np.ndarray, 
         rows = order[concepts[order] == j]
         widths = np.unique(lengths[rows])
         if len(widths) != 1:
-            raise UserError(f"{source}: probs of concept {j} have different lengths {widths.tolist()}; "
-                            "every row of one concept must list the same values")
+            raise UserError(
+                f"{source}: probs of concept {j} have different lengths {widths.tolist()}; "
+                "every row of one concept must list the same values"
+            )
         width = int(widths[0])
         if width < 1:
             raise UserError(f"{source}: probs of concept {j} are empty lists")
-        mat = np.array([np.asarray(raw[r], dtype=float) for r in rows], dtype=float).reshape(len(rows), width)
+        mat = np.array([np.asarray(raw[r], dtype=float) for r in rows], dtype=float).reshape(
+            len(rows), width
+        )
         if not np.all(np.isfinite(mat)):
             r = rows[np.nonzero(~np.isfinite(mat).all(axis=1))[0][0]]
-            raise UserError(f"{source}: probs has NaN or infinite values (point {points[r]}, concept {j})")
+            raise UserError(
+                f"{source}: probs has NaN or infinite values (point {points[r]}, concept {j})"
+            )
         if (mat < 0).any():
             r = rows[np.nonzero((mat < 0).any(axis=1))[0][0]]
             raise UserError(f"{source}: probs has negative values (point {points[r]}, concept {j})")
@@ -285,19 +313,25 @@ def unpack_concept_table(df: pd.DataFrame, *, source: str) -> tuple[np.ndarray, 
         off = np.abs(sums - 1.0) > SUM_TOL
         if off.any():
             i = np.nonzero(off)[0][0]
-            raise UserError(f"{source}: probs must sum to 1 within {SUM_TOL:g}, got {sums[i]!r} "
-                            f"(point {points[rows[i]]}, concept {j})")
+            raise UserError(
+                f"{source}: probs must sum to 1 within {SUM_TOL:g}, got {sums[i]!r} "
+                f"(point {points[rows[i]]}, concept {j})"
+            )
         g = gold[rows]
         if (g < 0).any() or (g >= width).any():
             i = np.nonzero((g < 0) | (g >= width))[0][0]
-            raise UserError(f"{source}: gold must be in 0..{width - 1} for concept {j} (len(probs) = {width}), "
-                            f"got {int(g[i])} (point {points[rows[i]]})")
+            raise UserError(
+                f"{source}: gold must be in 0..{width - 1} for concept {j} (len(probs) = {width}), "
+                f"got {int(g[i])} (point {points[rows[i]]})"
+            )
         probs.append(mat)
         c_true[:, j] = g
     return unique_points, c_true, probs
 
 
-def concept_table(points, c_true, probs: Sequence[np.ndarray], logits: Sequence[np.ndarray] | None = None) -> pd.DataFrame:
+def concept_table(
+    points, c_true, probs: Sequence[np.ndarray], logits: Sequence[np.ndarray] | None = None
+) -> pd.DataFrame:
     """The long-format table ``unpack_concept_table`` reads: one row per (point, concept)."""
     rows = {"point": [], "concept": [], "gold": [], "probs": []}
     if logits is not None:

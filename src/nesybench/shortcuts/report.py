@@ -49,13 +49,23 @@ def count_table_wide(table: pd.DataFrame, *, task_order: list[str]) -> pd.DataFr
 
 
 def n_opt_figure(table: pd.DataFrame):
-    """log2 N_opt against the support fraction, one line per task (solid: joint, dashed: disentangled)."""
+    """log2 N_opt against the support fraction, one line per task (solid: joint, dashed:
+    disentangled)."""
     fig, ax = new_figure(5.0, 3.4)
     for i, task in enumerate(sorted(table["task"].unique())):
         for extractor, style in (("joint", "-o"), ("disentangled", "--s")):
-            rows = table[(table["task"] == task) & (table["extractor"] == extractor)].sort_values("support_frac")
+            rows = table[(table["task"] == task) & (table["extractor"] == extractor)].sort_values(
+                "support_frac"
+            )
             if len(rows):
-                ax.plot(rows["support_frac"], rows["log2_n_opt"], style, color=f"C{i}", label=f"{task} ({extractor})", markersize=4)
+                ax.plot(
+                    rows["support_frac"],
+                    rows["log2_n_opt"],
+                    style,
+                    color=f"C{i}",
+                    label=f"{task} ({extractor})",
+                    markersize=4,
+                )
     ax.set_xlabel("support fraction")
     ax.set_ylabel("log2 N_opt")
     ax.invert_xaxis()  # read left to right as the support shrinks
@@ -69,22 +79,30 @@ def generate_blocks(loader) -> list[Block]:
     cert = loader.table("generate", "certificate")
     name, frac, bias = demo["task"], p["support_frac"], demo.get("bias_frac", 0.5)
     rows = cert[(cert["task"] == name) & (cert["support_frac"] == frac)].set_index("split")
-    shown = pd.DataFrame([
-        {
-            "split": split,
-            "points": int(rows.loc[split, "points"]),
-            "input dims": int(rows.loc[split, "input_dims"]),
-            "states seen": int(rows.loc[split, "n_states"]),
-            "states": rows.loc[split, "states"] or "-",
-            "y = K(g)": "holds (asserted)" if rows.loc[split, "points"] else "empty split",
-        }
-        for split in SPLITS
-    ])
+    shown = pd.DataFrame(
+        [
+            {
+                "split": split,
+                "points": int(rows.loc[split, "points"]),
+                "input dims": int(rows.loc[split, "input_dims"]),
+                "states seen": int(rows.loc[split, "n_states"]),
+                "states": rows.loc[split, "states"] or "-",
+                "y = K(g)": "holds (asserted)" if rows.loc[split, "points"] else "empty split",
+            }
+            for split in SPLITS
+        ]
+    )
     pooled = rows.loc["all"]
     biased = cert[(cert["task"] == name) & (cert["support_frac"] == bias)].set_index("split")
-    params = {"task": name, "knowledge": rows.loc["train", "knowledge"], "support_frac": frac, "seed": p["seed"],
-              "noise": p["noise"], "n_distractors": p["n_distractors"],
-              "per state": f"{demo['n_train_per_state']} train / {demo['n_test_per_state']} test"}
+    params = {
+        "task": name,
+        "knowledge": rows.loc["train", "knowledge"],
+        "support_frac": frac,
+        "seed": p["seed"],
+        "noise": p["noise"],
+        "n_distractors": p["n_distractors"],
+        "per state": f"{demo['n_train_per_state']} train / {demo['n_test_per_state']} test",
+    }
     return [
         Heading("Generator certificate", level=3),
         Table(f"demo task {name}: every split ships its gold concepts", shown, params=params),
@@ -96,7 +114,8 @@ def generate_blocks(loader) -> list[Block]:
             + " (asserted <= 0.3). Both over the pooled points of all splits."
         ),
         Paragraph(
-            f"Support bias {bias:g}: train sees only {{{biased.loc['train', 'states'].replace(',', ', ')}}}; "
+            f"Support bias {bias:g}: train sees only "
+            f"{{{biased.loc['train', 'states'].replace(',', ', ')}}}; "
             f"the ood split covers exactly {{{biased.loc['ood', 'states'].replace(',', ', ')}}}."
         ),
     ]
@@ -108,24 +127,38 @@ def count_blocks(loader) -> list[Block]:
     cert = loader.table("generate", "certificate")
     wide = count_table_wide(table, task_order=sorted(p["tasks"]))
     formulas = cert.drop_duplicates("task").sort_values("task")
-    notes = "; ".join(f"{row.task}: {row.knowledge} (k={row.k})" for row in formulas.itertuples(index=False))
+    notes = "; ".join(
+        f"{row.task}: {row.knowledge} (k={row.k})" for row in formulas.itertuples(index=False)
+    )
     return [
         Heading("Counting the optima before training", level=3),
         Table(
             "N_opt vs support fraction (support read off the generated train split)",
             wide,
-            params={"method": p["count"]["method"], "extractors": ", ".join(p["count"]["extractors"]), "seed": p["seed"]},
-            note="N_opt = #{alpha : K(alpha(g)) = K(g) on every observed g}; shortcuts = N_opt - 1. "
-                 "Every exact count is compared with the oracles listed before it is written. Knowledge: " + notes,
+            params={
+                "method": p["count"]["method"],
+                "extractors": ", ".join(p["count"]["extractors"]),
+                "seed": p["seed"],
+            },
+            note="N_opt = #{alpha : K(alpha(g)) = K(g) on every observed g}; shortcuts = N_opt - "
+            "1. "
+            "Every exact count is compared with the oracles listed before it is written. "
+            "Knowledge: " + notes,
             floatfmt="{:.2f}",
         ),
-        Figure("log2 N_opt vs support fraction", n_opt_figure(table), name="shortcuts-n_opt",
-               caption="Shrinking the support drops constraints: the joint count grows strictly (asserted)."),
+        Figure(
+            "log2 N_opt vs support fraction",
+            n_opt_figure(table),
+            name="shortcuts-n_opt",
+            caption="Shrinking the support drops constraints: the joint count grows strictly "
+            "(asserted).",
+        ),
     ]
 
 
 def section(loader) -> list[Block]:
-    """The shortcuts section: generator certificate and the N_opt table (later stages append theirs)."""
+    """The shortcuts section: generator certificate and the N_opt table (later stages append
+    theirs)."""
     from .model_report import model_blocks  # train / score / calibrate blocks (issue 3)
 
     return [*generate_blocks(loader), *count_blocks(loader), *model_blocks(loader)]

@@ -52,7 +52,10 @@ RANDOM_CNF_MAX_DRAWS = 1000
 
 def child_rng(seed: int, *names: object) -> np.random.Generator:
     """A generator seeded by ``seed`` and a path of names (stable across runs and platforms)."""
-    keys = tuple(int.from_bytes(hashlib.sha256(str(name).encode("utf-8")).digest()[:4], "little") for name in names)
+    keys = tuple(
+        int.from_bytes(hashlib.sha256(str(name).encode("utf-8")).digest()[:4], "little")
+        for name in names
+    )
     return np.random.default_rng(np.random.SeedSequence(entropy=int(seed), spawn_key=keys))
 
 
@@ -72,12 +75,18 @@ def random_3cnf(k: int, m: int, rng: np.random.Generator) -> Knowledge:
         for _ in range(m):
             variables = rng.choice(k, size=3, replace=k < 3) + 1
             signs = rng.integers(0, 2, size=3)
-            clauses.append("(" + " | ".join(("~" if s else "") + f"x{v}" for v, s in zip(variables, signs)) + ")")
+            clauses.append(
+                "("
+                + " | ".join(("~" if s else "") + f"x{v}" for v, s in zip(variables, signs))
+                + ")"
+            )
         knowledge = make_knowledge(" & ".join(clauses), k)
         n0, n1 = label_class_sizes(knowledge)
         if n0 > 0 and n1 > 0:
             return knowledge
-    raise UserError(f"random 3-CNF: no draw with both labels in {RANDOM_CNF_MAX_DRAWS} tries at k={k}, m={m}")
+    raise UserError(
+        f"random 3-CNF: no draw with both labels in {RANDOM_CNF_MAX_DRAWS} tries at k={k}, m={m}"
+    )
 
 
 def resolve_knowledge(name: str, spec: dict, *, seed: int) -> Knowledge:
@@ -97,11 +106,16 @@ def resolve_knowledge(name: str, spec: dict, *, seed: int) -> Knowledge:
 
 
 def support_states(k: int, support_frac: float, *, seed: int) -> tuple[str, ...]:
-    """The observed support: the first max(1, round(frac * 2^k)) states of a permutation seeded by (seed, k).
+    """The observed support: the first max(1, round(frac * 2^k)) states of a permutation seeded by
+    (seed, k).
 
     Returned in permutation order.  ``round`` is Python's (ties to even).
     """
-    if isinstance(support_frac, bool) or not isinstance(support_frac, (int, float)) or not 0 < support_frac <= 1:
+    if (
+        isinstance(support_frac, bool)
+        or not isinstance(support_frac, (int, float))
+        or not 0 < support_frac <= 1
+    ):
         raise UserError(f"support_frac: must be in (0, 1], got {support_frac!r}")
     if k < 1:
         raise UserError(f"k: must be >= 1, got {k}")
@@ -151,17 +165,33 @@ def _check_count(value, name: str, minimum: int) -> int:
     return int(value)
 
 
-def _sample_split(knowledge: Knowledge, states: tuple[str, ...], n_per_state: int, *, noise: float, n_distractors: int, rng) -> Split:
+def _sample_split(
+    knowledge: Knowledge,
+    states: tuple[str, ...],
+    n_per_state: int,
+    *,
+    noise: float,
+    n_distractors: int,
+    rng,
+) -> Split:
     k = knowledge.k
     if not states:
-        return Split(np.zeros((0, k + n_distractors)), np.zeros((0, k), dtype=np.int64), np.zeros(0, dtype=np.int64))
-    G = np.repeat(np.array([parse_state(s, k) for s in states], dtype=np.int64), n_per_state, axis=0)
+        return Split(
+            np.zeros((0, k + n_distractors)),
+            np.zeros((0, k), dtype=np.int64),
+            np.zeros(0, dtype=np.int64),
+        )
+    G = np.repeat(
+        np.array([parse_state(s, k) for s in states], dtype=np.int64), n_per_state, axis=0
+    )
     G = G[rng.permutation(len(G))]  # balanced per state, in random order
     # x_concept = (2g - 1) + noise * eps ; x_distractor ~ N(0, 1), concept-free.
-    X = np.hstack([
-        (2.0 * G - 1.0) + noise * rng.standard_normal((len(G), k)),
-        rng.standard_normal((len(G), n_distractors)),
-    ])
+    X = np.hstack(
+        [
+            (2.0 * G - 1.0) + noise * rng.standard_normal((len(G), k)),
+            rng.standard_normal((len(G), n_distractors)),
+        ]
+    )
     return Split(X, G, knowledge.labels(G))
 
 
@@ -185,7 +215,9 @@ def make_task(
         raise TypeError(f"knowledge must be a Knowledge, got {type(knowledge).__name__}")
     k = knowledge.k
     if k > MAX_TASK_K:
-        raise UserError(f"k: a generated task enumerates its 2^k states; k must be <= {MAX_TASK_K}, got {k}")
+        raise UserError(
+            f"k: a generated task enumerates its 2^k states; k must be <= {MAX_TASK_K}, got {k}"
+        )
     n_train = _check_count(n_train_per_state, "n_train_per_state", 1)
     n_test = _check_count(n_test_per_state, "n_test_per_state", 1)
     n_distractors = _check_count(n_distractors, "n_distractors", 0)
@@ -193,7 +225,10 @@ def make_task(
         raise UserError(f"noise: must be a number >= 0, got {noise!r}")
     labels = knowledge.labels(all_states(k))
     if labels.min() == labels.max():
-        raise UserError(f"knowledge: a task needs both labels among the 2^{k} states; {knowledge.describe()} gives only label {labels[0]}")
+        raise UserError(
+            f"knowledge: a task needs both labels among the 2^{k} states; {knowledge.describe()} "
+            f"gives only label {labels[0]}"
+        )
     support = support_states(k, support_frac, seed=seed)
     unobserved = tuple(s for s in (state_str(r) for r in all_states(k)) if s not in set(support))
     draws = {
@@ -202,10 +237,19 @@ def make_task(
         "ood": (unobserved, n_test),
     }
     splits = {
-        split: _sample_split(knowledge, states, n, noise=float(noise), n_distractors=n_distractors, rng=child_rng(seed, "task", name, split))
+        split: _sample_split(
+            knowledge,
+            states,
+            n,
+            noise=float(noise),
+            n_distractors=n_distractors,
+            rng=child_rng(seed, "task", name, split),
+        )
         for split, (states, n) in draws.items()
     }
-    return ConceptTask(name, knowledge, k, n_distractors, support, splits, float(support_frac), float(noise))
+    return ConceptTask(
+        name, knowledge, k, n_distractors, support, splits, float(support_frac), float(noise)
+    )
 
 
 def _corr(a: np.ndarray, b: np.ndarray) -> float:
@@ -229,29 +273,59 @@ def certify_task(task: ConceptTask) -> dict:
     k, nd = task.k, task.n_distractors
     requested = sorted(task.support)
     complement = sorted(task.unobserved)
-    out: dict = {"task": task.name, "k": k, "support": requested, "ood_states": complement, "splits": {}}
+    out: dict = {
+        "task": task.name,
+        "k": k,
+        "support": requested,
+        "ood_states": complement,
+        "splits": {},
+    }
     for split in SPLITS:
         data = task.splits[split]
-        check_claim(data.X.shape == (len(data), k + nd) and data.G.shape == (len(data), k),
-                    f"{task.name}/{split}: X is {data.X.shape}, G is {data.G.shape}, expected (n, {k + nd}) and (n, {k})")
+        check_claim(
+            data.X.shape == (len(data), k + nd) and data.G.shape == (len(data), k),
+            f"{task.name}/{split}: X is {data.X.shape}, G is {data.G.shape}, expected (n, "
+            f"{k + nd}) and (n, {k})",
+        )
         labels = task.knowledge.labels(data.G) if len(data) else data.Y
-        check_claim(np.array_equal(labels, data.Y), f"{task.name}/{split}: y != K(g) on {int((labels != data.Y).sum())} points")
-        out["splits"][split] = {"points": len(data), "input_dims": k + nd, "states": data.states(), "labels_hold": True}
-    check_claim(out["splits"]["train"]["states"] == requested,
-                f"{task.name}: train support {out['splits']['train']['states']} != requested {requested}")
-    check_claim(out["splits"]["test"]["states"] == requested,
-                f"{task.name}: test support {out['splits']['test']['states']} != requested {requested}")
-    check_claim(out["splits"]["ood"]["states"] == complement,
-                f"{task.name}: ood states {out['splits']['ood']['states']} != the complement {complement}")
+        check_claim(
+            np.array_equal(labels, data.Y),
+            f"{task.name}/{split}: y != K(g) on {int((labels != data.Y).sum())} points",
+        )
+        out["splits"][split] = {
+            "points": len(data),
+            "input_dims": k + nd,
+            "states": data.states(),
+            "labels_hold": True,
+        }
+    check_claim(
+        out["splits"]["train"]["states"] == requested,
+        f"{task.name}: train support {out['splits']['train']['states']} != requested {requested}",
+    )
+    check_claim(
+        out["splits"]["test"]["states"] == requested,
+        f"{task.name}: test support {out['splits']['test']['states']} != requested {requested}",
+    )
+    check_claim(
+        out["splits"]["ood"]["states"] == complement,
+        f"{task.name}: ood states {out['splits']['ood']['states']} != the complement {complement}",
+    )
     X = np.vstack([task.splits[s].X for s in SPLITS])
     G = np.vstack([task.splits[s].G for s in SPLITS])
     Y = np.concatenate([task.splits[s].Y for s in SPLITS])
     corr_concept = [_corr(X[:, j], G[:, j]) for j in range(k)]
     corr_distractor = [abs(_corr(X[:, k + d], Y)) for d in range(nd)]
     for j, c in enumerate(corr_concept, start=1):
-        check_claim(c >= CONCEPT_CORR_MIN, f"{task.name}: concept coordinate x{j} has corr(x_j, g_j) = {c:.3f} < {CONCEPT_CORR_MIN}")
+        check_claim(
+            c >= CONCEPT_CORR_MIN,
+            f"{task.name}: concept coordinate x{j} has corr(x_j, g_j) = {c:.3f} < "
+            f"{CONCEPT_CORR_MIN}",
+        )
     for d, c in enumerate(corr_distractor, start=1):
-        check_claim(c <= DISTRACTOR_CORR_MAX, f"{task.name}: distractor {d} has |corr(x_d, y)| = {c:.3f} > {DISTRACTOR_CORR_MAX}")
+        check_claim(
+            c <= DISTRACTOR_CORR_MAX,
+            f"{task.name}: distractor {d} has |corr(x_d, y)| = {c:.3f} > {DISTRACTOR_CORR_MAX}",
+        )
     out["corr_concept"] = corr_concept
     out["abs_corr_distractor"] = corr_distractor
     return out
@@ -271,25 +345,60 @@ def task_rows(task: ConceptTask) -> list[tuple]:
     for split in SPLITS:
         data = task.splits[split]
         for i in range(len(data)):
-            rows.append((task.name, task.support_frac, split, i, data.X[i].tolist(), state_str(data.G[i]), int(data.Y[i]), support))
+            rows.append(
+                (
+                    task.name,
+                    task.support_frac,
+                    split,
+                    i,
+                    data.X[i].tolist(),
+                    state_str(data.G[i]),
+                    int(data.Y[i]),
+                    support,
+                )
+            )
     return rows
 
 
-def task_from_rows(points, knowledge: Knowledge, *, name: str, support_frac: float, n_distractors: int, noise: float) -> ConceptTask:
-    """Rebuild the ConceptTask the generate stage wrote (float64 round-trips through Parquet exactly)."""
+def task_from_rows(
+    points,
+    knowledge: Knowledge,
+    *,
+    name: str,
+    support_frac: float,
+    n_distractors: int,
+    noise: float,
+) -> ConceptTask:
+    """Rebuild the ConceptTask the generate stage wrote (float64 round-trips through Parquet
+    exactly)."""
     rows = points[(points["task"] == name) & (points["support_frac"] == support_frac)]
     if rows.empty:
-        raise UserError(f"no generated points for task {name!r} at support {support_frac:g}; rerun the generate stage")
+        raise UserError(
+            f"no generated points for task {name!r} at support {support_frac:g}; rerun the "
+            "generate stage"
+        )
     k = knowledge.k
     splits = {}
     for split in SPLITS:
         part = rows[rows["split"] == split].sort_values("point")
         if part.empty:
-            splits[split] = Split(np.zeros((0, k + n_distractors)), np.zeros((0, k), dtype=np.int64), np.zeros(0, dtype=np.int64))
+            splits[split] = Split(
+                np.zeros((0, k + n_distractors)),
+                np.zeros((0, k), dtype=np.int64),
+                np.zeros(0, dtype=np.int64),
+            )
             continue
         X = np.array(part["x"].tolist(), dtype=float)
         G = np.array([parse_state(g, k) for g in part["g"]], dtype=np.int64)
         splits[split] = Split(X, G, part["y"].to_numpy(dtype=np.int64))
     support = tuple(rows["support"].iloc[0].split(","))
-    return ConceptTask(name=name, knowledge=knowledge, k=k, n_distractors=n_distractors, support=support,
-                       splits=splits, support_frac=support_frac, noise=noise)
+    return ConceptTask(
+        name=name,
+        knowledge=knowledge,
+        k=k,
+        n_distractors=n_distractors,
+        support=support,
+        splits=splits,
+        support_frac=support_frac,
+        noise=noise,
+    )

@@ -9,5 +9,12 @@ with :func:`nesybench.errors.check_claim`.
 from . import proof_width, query_joins, scale, semantics, soundness, termination, trust
 
 GADGETS = ("soundness", "termination", "proof_width", "query_joins", "semantics", "trust", "scale")
-MODULES = {"soundness": soundness, "termination": termination, "proof_width": proof_width,
-           "query_joins": query_joins, "semantics": semantics, "trust": trust, "scale": scale}
+MODULES = {
+    "soundness": soundness,
+    "termination": termination,
+    "proof_width": proof_width,
+    "query_joins": query_joins,
+    "semantics": semantics,
+    "trust": trust,
+    "scale": scale,
+}

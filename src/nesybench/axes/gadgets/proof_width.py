@@ -45,11 +45,15 @@ def case_split(clauses: list[Clause], start: str, goal: str) -> tuple[int, list[
             leaves += 1
             depths.append(depth)
             continue
-        definite = next((c[0] for p, c in clauses if len(c) == 1 and p in known and c[0] not in known), None)
+        definite = next(
+            (c[0] for p, c in clauses if len(c) == 1 and p in known and c[0] not in known), None
+        )
         if definite is not None:
             stack.append((known | {definite}, depth + 1))
             continue
-        split = next((c for p, c in clauses if len(c) > 1 and p in known and not set(c) & known), None)
+        split = next(
+            (c for p, c in clauses if len(c) > 1 and p in known and not set(c) & known), None
+        )
         if split is None:
             raise RuntimeError(f"{goal} is not entailed: a branch closed without it")
         for choice in reversed(split):
@@ -74,13 +78,23 @@ def run(k: int = 10) -> WidthResult:
     # The Horn ladder is Datalog: its depth must agree with the forward chainer's.
     rules = [Rule(Atom(c[0]), (Literal(Atom(p)),)) for p, c in horn]
     chainer_depth = forward_chain([Atom("a0")], rules).depth(Atom(f"a{k}"))
-    return WidthResult(k, h_leaves, h_depths[0], chainer_depth, d_leaves, tuple(sorted(set(d_depths))))
+    return WidthResult(
+        k, h_leaves, h_depths[0], chainer_depth, d_leaves, tuple(sorted(set(d_depths)))
+    )
 
 
 def check(r: WidthResult) -> None:
-    check_claim(r.horn_leaves == 1 and r.horn_depth == r.horn_chainer_depth == 2 * r.k,
-                f"proof width: the Horn ladder must close in one leaf at depth 2k = {2 * r.k}, got {r}")
-    check_claim(r.disjunctive_depths == (r.horn_depth,),
-                f"proof width: every disjunctive branch must have the Horn depth {r.horn_depth}, got {r.disjunctive_depths}")
-    check_claim(r.disjunctive_leaves == 2 ** r.k,
-                f"proof width: the disjunctive ladder must need 2^k = {2 ** r.k} leaves, got {r.disjunctive_leaves}")
+    check_claim(
+        r.horn_leaves == 1 and r.horn_depth == r.horn_chainer_depth == 2 * r.k,
+        f"proof width: the Horn ladder must close in one leaf at depth 2k = {2 * r.k}, got {r}",
+    )
+    check_claim(
+        r.disjunctive_depths == (r.horn_depth,),
+        f"proof width: every disjunctive branch must have the Horn depth {r.horn_depth}, got "
+        f"{r.disjunctive_depths}",
+    )
+    check_claim(
+        r.disjunctive_leaves == 2**r.k,
+        f"proof width: the disjunctive ladder must need 2^k = {2**r.k} leaves, got "
+        f"{r.disjunctive_leaves}",
+    )

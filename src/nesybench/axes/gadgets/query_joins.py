@@ -55,11 +55,19 @@ def run(ks=range(2, 8)) -> list[CycleRow]:
 
 def check(rows: list[CycleRow]) -> None:
     for r in rows:
-        check_claim(r.witnesses == r.trace == r.closed_form,
-                    f"query joins: witnesses of q_{r.k} must equal tr(M^k) = {r.closed_form}, got {r.witnesses} (trace {r.trace})")
+        check_claim(
+            r.witnesses == r.trace == r.closed_form,
+            f"query joins: witnesses of q_{r.k} must equal tr(M^k) = {r.closed_form}, got "
+            f"{r.witnesses} (trace {r.trace})",
+        )
         check_claim(r.answer, f"query joins: q_{r.k} must be answered yes")
     probes = [r.probes for r in rows]
-    check_claim(all(x < y for x, y in zip(probes, probes[1:])), f"query joins: probes must grow with k, got {probes}")
+    check_claim(
+        all(x < y for x, y in zip(probes, probes[1:])),
+        f"query joins: probes must grow with k, got {probes}",
+    )
     ratios = [y / x for x, y in zip(probes, probes[1:])]
-    check_claim(all(x > y > 2 for x, y in zip(ratios, ratios[1:])),
-                f"query joins: probe ratios must fall towards 2, got {[round(q, 3) for q in ratios]}")
+    check_claim(
+        all(x > y > 2 for x, y in zip(ratios, ratios[1:])),
+        f"query joins: probe ratios must fall towards 2, got {[round(q, 3) for q in ratios]}",
+    )

@@ -40,7 +40,10 @@ def chain(m: int) -> tuple[list[Atom], list[Rule]]:
         # reaches(X, Y) :- cites(X, Y).
         Rule(Atom("reaches", ("X", "Y")), (Literal(Atom("cites", ("X", "Y"))),)),
         # reaches(X, Z) :- cites(X, Y), reaches(Y, Z).
-        Rule(Atom("reaches", ("X", "Z")), (Literal(Atom("cites", ("X", "Y"))), Literal(Atom("reaches", ("Y", "Z"))))),
+        Rule(
+            Atom("reaches", ("X", "Z")),
+            (Literal(Atom("cites", ("X", "Y"))), Literal(Atom("reaches", ("Y", "Z")))),
+        ),
     ]
     return facts, rules
 
@@ -59,20 +62,43 @@ def run(ms=(8, 16, 32)) -> list[ScaleRow]:
         naive = forward_chain(facts, rules, strategy="naive")
         semi = forward_chain(facts, rules, strategy="semi-naive")
         equal = set(naive.atoms) == set(semi.atoms) == oracle(m) and naive.atoms == semi.atoms
-        rows.append(ScaleRow(m, len(semi), comb(m + 1, 2) + m, naive.rounds, semi.rounds,
-                             naive.probes, semi.probes, equal))
+        rows.append(
+            ScaleRow(
+                m,
+                len(semi),
+                comb(m + 1, 2) + m,
+                naive.rounds,
+                semi.rounds,
+                naive.probes,
+                semi.probes,
+                equal,
+            )
+        )
     return rows
 
 
 def check(rows: list[ScaleRow]) -> None:
     for r in rows:
-        check_claim(r.oracle_equal and r.closure == r.expected,
-                    f"scale: m={r.m}: both closures must equal the oracle of size {r.expected}, got {r.closure}")
-        check_claim(r.waves_naive == r.waves_semi == r.m, f"scale: m={r.m}: waves must be equal (= m), got {r.waves_naive}, {r.waves_semi}")
+        check_claim(
+            r.oracle_equal and r.closure == r.expected,
+            f"scale: m={r.m}: both closures must equal the oracle of size {r.expected}, got "
+            f"{r.closure}",
+        )
+        check_claim(
+            r.waves_naive == r.waves_semi == r.m,
+            f"scale: m={r.m}: waves must be equal (= m), got {r.waves_naive}, {r.waves_semi}",
+        )
         check_claim(r.probes_semi < r.probes_naive, f"scale: m={r.m}: semi-naive must probe less")
     ratios = [r.ratio for r in rows]
-    check_claim(all(x < y for x, y in zip(ratios, ratios[1:])), f"scale: probe ratio must grow with m, got {ratios}")
+    check_claim(
+        all(x < y for x, y in zip(ratios, ratios[1:])),
+        f"scale: probe ratio must grow with m, got {ratios}",
+    )
     for a, b in zip(rows, rows[1:]):
         # "roughly linear in m": doubling m should about double the ratio (within 25%)
         growth = (b.ratio / a.ratio) / (b.m / a.m)
-        check_claim(0.75 <= growth <= 1.25, f"scale: ratio growth {b.ratio / a.ratio:.2f} is not roughly m-proportional ({b.m / a.m:.2f})")
+        check_claim(
+            0.75 <= growth <= 1.25,
+            f"scale: ratio growth {b.ratio / a.ratio:.2f} is not roughly m-proportional "
+            f"({b.m / a.m:.2f})",
+        )

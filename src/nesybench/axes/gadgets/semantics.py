@@ -31,7 +31,9 @@ class SemanticsResult:
 def candidate_additions(n: int, *, seed: int) -> list[Atom]:
     """``n`` seeded facts drawn from every missing ground atom of the world's stated predicates."""
     present = set(academic.facts())
-    pool = [academic.atom("advises", x, y) for x in academic.PEOPLE for y in academic.PEOPLE if x != y]
+    pool = [
+        academic.atom("advises", x, y) for x in academic.PEOPLE for y in academic.PEOPLE if x != y
+    ]
     pool += [academic.atom(c, p) for c in ("professor", "student") for p in academic.PEOPLE]
     pool = sorted(a for a in pool if a not in present)
     if not 1 <= n <= len(pool):
@@ -43,17 +45,34 @@ def candidate_additions(n: int, *, seed: int) -> list[Atom]:
 def run(n_candidates: int = 20, *, seed: int = 0) -> SemanticsResult:
     facts, core = academic.facts(), academic.horn_rules()
     base = set(forward_chain(facts, core).atoms)
-    monotone = sum(base <= set(forward_chain(facts + [f], core).atoms)
-                   for f in candidate_additions(n_candidates, seed=seed))
+    monotone = sum(
+        base <= set(forward_chain(facts + [f], core).atoms)
+        for f in candidate_additions(n_candidates, seed=seed)
+    )
     rules = core + [academic.naf_rule()]
     added = academic.atom("advises", "bob", "alice")
     before = forward_chain(facts, rules).relation("independent")
     after = forward_chain(facts + [added], rules).relation("independent")
-    return SemanticsResult(n_candidates, int(monotone), tuple(a[0] for a in before), tuple(a[0] for a in after), str(added))
+    return SemanticsResult(
+        n_candidates,
+        int(monotone),
+        tuple(a[0] for a in before),
+        tuple(a[0] for a in after),
+        str(added),
+    )
 
 
 def check(r: SemanticsResult) -> None:
-    check_claim(r.n_monotone == r.n_candidates,
-                f"semantics: the Horn core must be monotone under all {r.n_candidates} additions, got {r.n_monotone}")
-    check_claim(r.independent_before == ("alice",), f"semantics: independent(alice) must hold before, got {r.independent_before}")
-    check_claim("alice" not in r.independent_after, f"semantics: adding {r.added} must retract independent(alice), got {r.independent_after}")
+    check_claim(
+        r.n_monotone == r.n_candidates,
+        f"semantics: the Horn core must be monotone under all {r.n_candidates} additions, got "
+        f"{r.n_monotone}",
+    )
+    check_claim(
+        r.independent_before == ("alice",),
+        f"semantics: independent(alice) must hold before, got {r.independent_before}",
+    )
+    check_claim(
+        "alice" not in r.independent_after,
+        f"semantics: adding {r.added} must retract independent(alice), got {r.independent_after}",
+    )

@@ -19,10 +19,13 @@ from ...reasoning.terms import Atom, Literal, Rule
 TOP = "Thing"
 #: told subsumptions (child, parent); Thing is the top concept
 TBOX = (
-    ("Person", TOP), ("Organization", TOP),
+    ("Person", TOP),
+    ("Organization", TOP),
     ("Researcher", "Person"),
-    ("Professor", "Researcher"), ("Student", "Researcher"),
-    ("FullProfessor", "Professor"), ("AssistantProfessor", "Professor"),
+    ("Professor", "Researcher"),
+    ("Student", "Researcher"),
+    ("FullProfessor", "Professor"),
+    ("AssistantProfessor", "Professor"),
     ("PhDStudent", "Student"),
 )
 
@@ -46,7 +49,10 @@ def subsumers(tbox=TBOX) -> dict[str, set[str]]:
         # sub(A, A) :- concept(A).
         Rule(Atom("sub", ("A", "A")), (Literal(Atom("concept", ("A",))),)),
         # sub(A, C) :- told(A, B), sub(B, C).
-        Rule(Atom("sub", ("A", "C")), (Literal(Atom("told", ("A", "B"))), Literal(Atom("sub", ("B", "C"))))),
+        Rule(
+            Atom("sub", ("A", "C")),
+            (Literal(Atom("told", ("A", "B"))), Literal(Atom("sub", ("B", "C")))),
+        ),
     ]
     closure = forward_chain(facts, rules)
     by_lower = {c.lower(): c for c in names}
@@ -60,15 +66,28 @@ def run(tbox=TBOX, *, top: str = TOP) -> SoundnessResult:
     S = subsumers(tbox)
     names = sorted(c for c in S if c != top)
     truth = {(a, b) for a in names for b in names if a != b and b in S[a]}
-    pred = {(a, b) for a in names for b in names if a != b and (b in S[a] or (S[a] & S[b]) - {top, a, b})}
+    pred = {
+        (a, b)
+        for a in names
+        for b in names
+        if a != b and (b in S[a] or (S[a] & S[b]) - {top, a, b})
+    }
     tp = len(truth & pred)
-    return SoundnessResult(len(truth), len(pred), tp, tp / len(truth), tp / len(pred),
-                           tuple(sorted(pred - truth)))
+    return SoundnessResult(
+        len(truth), len(pred), tp, tp / len(truth), tp / len(pred), tuple(sorted(pred - truth))
+    )
 
 
 def check(result: SoundnessResult) -> None:
-    check_claim(result.recall == 1.0, f"soundness: recall must be pinned at 1.0, got {result.recall}")
-    check_claim(result.precision < 1.0 and result.fabricated,
-                f"soundness: the predictor must fabricate subsumptions, got precision {result.precision}")
-    check_claim(("Professor", "Student") in result.fabricated,
-                "soundness: Professor below Student (via the shared Researcher) must be among the fabrications")
+    check_claim(
+        result.recall == 1.0, f"soundness: recall must be pinned at 1.0, got {result.recall}"
+    )
+    check_claim(
+        result.precision < 1.0 and result.fabricated,
+        f"soundness: the predictor must fabricate subsumptions, got precision {result.precision}",
+    )
+    check_claim(
+        ("Professor", "Student") in result.fabricated,
+        "soundness: Professor below Student (via the shared Researcher) must be among the "
+        "fabrications",
+    )

@@ -42,7 +42,8 @@ def _sub(atom: Atom, binding: dict[str, str]) -> Atom:
 
 
 def restricted_chase(facts: list[Atom], rules: list[ExistentialRule], *, budget: int) -> ChaseRun:
-    """Fire active triggers (body holds, head not yet satisfied) breadth first, at most ``budget`` times."""
+    """Fire active triggers (body holds, head not yet satisfied) breadth first, at most ``budget``
+    times."""
     instance = list(dict.fromkeys(facts))
     firings, nulls = 0, 0
     while True:
@@ -59,7 +60,9 @@ def restricted_chase(facts: list[Atom], rules: list[ExistentialRule], *, budget:
                 nulls += 1
                 # a lower-case name: a constant to the join engine, not a variable
                 binding = {**binding, rule.existential: f"null{nulls}"}
-                instance.extend(a for a in (_sub(h, binding) for h in rule.head) if a not in instance)
+                instance.extend(
+                    a for a in (_sub(h, binding) for h in rule.head) if a not in instance
+                )
                 firings += 1
                 fired_this_round = True
         if not fired_this_round:
@@ -68,16 +71,22 @@ def restricted_chase(facts: list[Atom], rules: list[ExistentialRule], *, budget:
 
 def regress_program() -> tuple[list[Atom], list[ExistentialRule]]:
     """researcher(X) -> exists Y. advisedBy(X, Y), researcher(Y)."""
-    rule = ExistentialRule((Literal(Atom("researcher", ("X",))),),
-                           (Atom("advised_by", ("X", "Y")), Atom("researcher", ("Y",))))
+    rule = ExistentialRule(
+        (Literal(Atom("researcher", ("X",))),),
+        (Atom("advised_by", ("X", "Y")), Atom("researcher", ("Y",))),
+    )
     return [Atom("researcher", ("alice",))], [rule]
 
 
 def control_program() -> tuple[list[Atom], list[ExistentialRule]]:
     """student(X) -> exists Y. advisedBy(X, Y), professor(Y): minted professors trigger nothing."""
-    rule = ExistentialRule((Literal(Atom("student", ("X",))),),
-                           (Atom("advised_by", ("X", "Y")), Atom("professor", ("Y",))))
-    facts = [Atom("student", (s,)) for s in ("carol", "dave", "erin")] + [Atom("professor", ("alice",))]
+    rule = ExistentialRule(
+        (Literal(Atom("student", ("X",))),),
+        (Atom("advised_by", ("X", "Y")), Atom("professor", ("Y",))),
+    )
+    facts = [Atom("student", (s,)) for s in ("carol", "dave", "erin")] + [
+        Atom("professor", ("alice",))
+    ]
     return facts, [rule]
 
 
@@ -91,7 +100,18 @@ def run(budgets=(10, 20, 40)) -> dict[str, list[ChaseRun]]:
 def check(result: dict[str, list[ChaseRun]]) -> None:
     regress, control = result["regress"], result["control"]
     sizes = [r.atoms for r in regress]
-    check_claim(not any(r.saturated for r in regress), f"termination: the regress chase must not saturate, got {regress}")
-    check_claim(all(x < y for x, y in zip(sizes, sizes[1:])), f"termination: sizes must grow strictly, got {sizes}")
-    check_claim(all(r.saturated for r in control), f"termination: the control must saturate, got {control}")
-    check_claim(len({r.atoms for r in control}) == 1, f"termination: the control must stay fixed, got {[r.atoms for r in control]}")
+    check_claim(
+        not any(r.saturated for r in regress),
+        f"termination: the regress chase must not saturate, got {regress}",
+    )
+    check_claim(
+        all(x < y for x, y in zip(sizes, sizes[1:])),
+        f"termination: sizes must grow strictly, got {sizes}",
+    )
+    check_claim(
+        all(r.saturated for r in control), f"termination: the control must saturate, got {control}"
+    )
+    check_claim(
+        len({r.atoms for r in control}) == 1,
+        f"termination: the control must stay fixed, got {[r.atoms for r in control]}",
+    )

@@ -38,13 +38,17 @@ def extract(extractor: str) -> list[Atom]:
 
 def run() -> list[TrustRow]:
     truth = {a for a in academic.facts() if a.pred in SWAP}
-    task_rules = academic.horn_rules()[:2]  # researcher(X) :- professor(X).  researcher(X) :- student(X).
+    task_rules = academic.horn_rules()[
+        :2
+    ]  # researcher(X) :- professor(X).  researcher(X) :- student(X).
     gold = set(forward_chain(sorted(truth), task_rules).relation("researcher"))
     rows = []
     for name in ("faithful", "swapped"):
         concepts = extract(name)
         task = set(forward_chain(concepts, task_rules).relation("researcher"))
-        task_acc = sum(((p,) in task) == ((p,) in gold) for p in academic.PEOPLE) / len(academic.PEOPLE)
+        task_acc = sum(((p,) in task) == ((p,) in gold) for p in academic.PEOPLE) / len(
+            academic.PEOPLE
+        )
         concept_acc = sum(a in truth for a in concepts) / len(concepts)
         rows.append(TrustRow(name, task_acc, concept_acc))
     return rows
@@ -52,7 +56,11 @@ def run() -> list[TrustRow]:
 
 def check(rows: list[TrustRow]) -> None:
     by = {r.extractor: r for r in rows}
-    check_claim(by["faithful"].task_accuracy == by["swapped"].task_accuracy == 1.0,
-                f"trust: both extractors must score task accuracy 1.0, got {rows}")
-    check_claim(by["faithful"].concept_accuracy == 1.0 and by["swapped"].concept_accuracy == 0.0,
-                f"trust: concept accuracy must be 1.0 vs 0.0, got {rows}")
+    check_claim(
+        by["faithful"].task_accuracy == by["swapped"].task_accuracy == 1.0,
+        f"trust: both extractors must score task accuracy 1.0, got {rows}",
+    )
+    check_claim(
+        by["faithful"].concept_accuracy == 1.0 and by["swapped"].concept_accuracy == 0.0,
+        f"trust: concept accuracy must be 1.0 vs 0.0, got {rows}",
+    )
