@@ -10,24 +10,24 @@
 #   workflow/rules/report.smk       report.html / report.md, metrics JSON
 import sys
 
-from nesybench.errors import UserError
+from nesybench.errors import UserError, one_line
 from nesybench.params import load_params
+from nesybench.runlock import check_other_runner_idle
 
-
-configfile: "params.yaml"
-
-
-try:
-    _validated = load_params("params.yaml")
-except UserError as exc:
-    print(f"error: {exc}", file=sys.stderr)
-    sys.exit(2)
-if config != _validated:
+# params.yaml is read here with a safe loader and validated before any job is built:
+# Snakemake's own `configfile:` would parse it with yte, which evaluates expressions.
+if config:
     print(
-        "error: params.yaml is the single config of both runners; "
-        "edit params.yaml (or use `dvc exp run -S key=value`) instead of --config",
+        "error: params.yaml is the single config of both runners; edit params.yaml "
+        "(or use `dvc exp run -S key=value`) instead of --config / --configfile",
         file=sys.stderr,
     )
+    sys.exit(2)
+try:
+    config.update(load_params("params.yaml"))
+    check_other_runner_idle(workflow.basedir)
+except UserError as exc:
+    print(f"error: {one_line(exc)}", file=sys.stderr)
     sys.exit(2)
 
 

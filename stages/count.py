@@ -1,5 +1,4 @@
-"""count stage: `python stages/count.py INSTRUMENT [STEP] [--arg KEY=VALUE]` (see nesybench.stages).
-count stage: `python stages/count.py INSTRUMENT [STEP] [--arg KEY=VALUE]` (see nesybench.stages)."""
+"""count stage: `python stages/count.py INSTRUMENT [STEP] [--arg KEY=VALUE]` (nesybench.stages)."""
 
 import os
 import sys

@@ -1,5 +1,4 @@
-"""score stage: `python stages/score.py INSTRUMENT [STEP] [--arg KEY=VALUE]` (see nesybench.stages).
-score stage: `python stages/score.py INSTRUMENT [STEP] [--arg KEY=VALUE]` (see nesybench.stages)."""
+"""score stage: `python stages/score.py INSTRUMENT [STEP] [--arg KEY=VALUE]` (nesybench.stages)."""
 
 import os
 import sys

@@ -1,5 +1,4 @@
-"""train stage: `python stages/train.py INSTRUMENT [STEP] [--arg KEY=VALUE]` (see nesybench.stages).
-train stage: `python stages/train.py INSTRUMENT [STEP] [--arg KEY=VALUE]` (see nesybench.stages)."""
+"""train stage: `python stages/train.py INSTRUMENT [STEP] [--arg KEY=VALUE]` (nesybench.stages)."""
 
 import os
 import sys

@@ -112,8 +112,7 @@ def run_case(case: Case, tmp_path: Path) -> None:
 
 
 def parametrize(cases: Sequence[Case]):
-    """``@parametrize(CASES)`` on a test ``def test_x(case, tmp_path): run_case(case, tmp_path)``.
-    ``@parametrize(CASES)`` on a test ``def test_x(case, tmp_path): run_case(case, tmp_path)``."""
+    """``@parametrize(CASES)`` on ``def test_x(case, tmp_path): run_case(case, tmp_path)``."""
     ids = [c.id for c in cases]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     if duplicates:

@@ -8,3 +8,14 @@ __version__ = "0.1.0"
 
 INSTRUMENTS = ("shortcuts", "calibration", "nli", "axes")
 STAGES = ("generate", "count", "train", "score", "calibrate", "report")
+
+# The modules each instrument provides, named once (the stage runner, the report and the
+# rules look them up here; nothing assembles module names from stage names).
+INSTRUMENT_MODULES = {
+    name: {
+        "artifacts": f"nesybench.{name}.artifacts",
+        "pipeline": f"nesybench.{name}.pipeline",
+        "report": f"nesybench.{name}.report",
+    }
+    for name in INSTRUMENTS
+}

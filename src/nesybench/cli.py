@@ -70,8 +70,7 @@ def _top_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The parser for ``command`` (its module imported), or, with None, the index of all commands.
-    The parser for ``command`` (its module imported), or, with None, the index of all commands."""
+    """The parser for ``command`` (its module imported), or with None the index of commands."""
     parser, sub = _top_parser()
     if command in COMMANDS:
         importlib.import_module(COMMANDS[command][0]).register(sub)

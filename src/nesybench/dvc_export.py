@@ -79,12 +79,23 @@ def snakemake_jobs(root: Path) -> tuple[list[dict], dict]:
     return jobs, plots
 
 
+# DVC deletes a stage's outputs before running it; this first stage validates params.yaml
+# (and that no Snakemake run is active) before any of that happens.  Snakemake needs no
+# twin: the Snakefile validates params.yaml before it builds the DAG.
+VALIDATE_STAGE = {
+    "cmd": "python stages/validate.py",
+    "deps": ["params.yaml", "stages/validate.py", "workflow/schemas"],
+    "outs": [{"data/validate/params.ok": {"cache": False}}],
+    "always_changed": True,
+}
+VALIDATED = "data/validate/params.ok"
+
+
 def build_dvc_yaml(jobs: list[dict], plots: dict) -> dict:
-    stages = {}
+    stages = {"validate": VALIDATE_STAGE}
     for job in jobs:
         stage: dict = {"cmd": job["cmd"]}
-        if job["deps"]:
-            stage["deps"] = job["deps"]
+        stage["deps"] = [VALIDATED, *job["deps"]]
         if job["params"]:
             stage["params"] = job["params"]
         outs, metrics, plot_outs = [], [], []

@@ -34,14 +34,32 @@ META_PREFIX = "nesybench."
 
 
 def atomic_write(path: str | os.PathLike, data: bytes) -> Path:
-    """Write ``data`` to ``path`` via a temporary sibling file and ``os.replace``."""
+    """Write ``data`` to ``path`` via a temporary sibling file and ``os.replace``.
+
+    An output path that cannot be written (a directory, a path under a file, no
+    permission, a read-only or full disk) is a ``UserError`` naming it; the
+    temporary file never outlives a failure.
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    if path.is_dir():
+        raise UserError(f"{path}: is a directory; give a file path to write")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except (FileExistsError, NotADirectoryError):
+        raise UserError(f"{path}: cannot write here, a parent of it is a file") from None
+    except PermissionError:
+        raise UserError(f"{path}: cannot write here (permission denied)") from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot write here ({exc.strerror or exc})") from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
         os.replace(tmp, path)
+    except OSError as exc:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise UserError(f"{path}: could not be written ({exc.strerror or exc})") from None
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
@@ -53,9 +71,8 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
     return atomic_write(path, text.encode("utf-8"))
 
 
-def write_parquet(
+def parquet_bytes(
     df: pd.DataFrame,
-    path: str | os.PathLike,
     *,
     key: Sequence[str],
     instrument: str,
@@ -63,8 +80,8 @@ def write_parquet(
     params_hash: str,
     schema_version: str = SCHEMA_VERSION,
     extra_metadata: Mapping[str, str] | None = None,
-) -> Path:
-    """Write ``df`` sorted by ``key`` as a deterministic Parquet file.
+) -> bytes:
+    """``df`` sorted by ``key`` as deterministic Parquet bytes (see the module docstring).
 
     ``key`` must name columns that identify a row; duplicates in it are an error,
     because a key that does not identify rows leaves their order to chance.
@@ -98,7 +115,12 @@ def write_parquet(
         compression_level=COMPRESSION_LEVEL,
         write_statistics=True,
     )
-    return atomic_write(path, sink.getvalue())
+    return sink.getvalue()
+
+
+def write_parquet(df: pd.DataFrame, path: str | os.PathLike, **options: Any) -> Path:
+    """Write ``df`` as deterministic Parquet (:func:`parquet_bytes` options) atomically."""
+    return atomic_write(path, parquet_bytes(df, **options))
 
 
 def read_parquet(path: str | os.PathLike) -> pd.DataFrame:
@@ -149,13 +171,18 @@ def dumps_json(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, indent=2, default=_json_value, allow_nan=False) + "\n"
 
 
-def write_metrics(path: str | os.PathLike, metrics: Mapping[str, Any]) -> Path:
-    """Write metrics as flat JSON with sorted dotted keys (``dvc metrics diff`` reads it)."""
+def metrics_bytes(metrics: Mapping[str, Any]) -> bytes:
+    """Metrics as flat JSON with sorted dotted keys (``dvc metrics diff`` reads it)."""
     flat = {k: _json_value(v) for k, v in flatten(metrics).items()}
     for k, v in flat.items():
         if not (v is None or isinstance(v, (bool, int, float, str))):
             raise TypeError(f"metric {k!r} is not a scalar: {type(v).__name__}")
-    return atomic_write_text(path, dumps_json(flat))
+    return dumps_json(flat).encode("utf-8")
+
+
+def write_metrics(path: str | os.PathLike, metrics: Mapping[str, Any]) -> Path:
+    """Write :func:`metrics_bytes` atomically."""
+    return atomic_write(path, metrics_bytes(metrics))
 
 
 def read_json(path: str | os.PathLike) -> Any:
@@ -168,10 +195,14 @@ def read_json(path: str | os.PathLike) -> Any:
         raise UserError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
 
 
+def csv_bytes(df: pd.DataFrame, *, float_format: str = "%.10g") -> bytes:
+    """Plot data as CSV bytes (no index, fixed float format, ``\\n`` line ends)."""
+    return df.to_csv(index=False, float_format=float_format, lineterminator="\n").encode("utf-8")
+
+
 def write_csv(path: str | os.PathLike, df: pd.DataFrame, *, float_format: str = "%.10g") -> Path:
-    """Write plot data as CSV (no index, fixed float format, ``\\n`` line ends)."""
-    text = df.to_csv(index=False, float_format=float_format, lineterminator="\n")
-    return atomic_write_text(path, text)
+    """Write :func:`csv_bytes` atomically."""
+    return atomic_write(path, csv_bytes(df, float_format=float_format))
 
 
 def sorted_unique(values: Iterable[Any]) -> list[Any]:

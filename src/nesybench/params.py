@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -25,23 +26,56 @@ SCHEMA_DIR = Path("workflow") / "schemas"
 MAIN_SCHEMA = "params.schema.yaml"
 
 
+class _Loader(yaml.SafeLoader):
+    """Plain YAML only: no tags that construct objects, duplicate keys refused."""
+
+
+def _mapping(loader: _Loader, node: yaml.MappingNode) -> dict:
+    loader.flatten_mapping(node)
+    seen: dict = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r}", key_node.start_mark
+            )
+        seen[key] = loader.construct_object(value_node, deep=True)
+    return seen
+
+
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+    problem = " ".join(str(getattr(exc, "problem", None) or exc).split())
+    if "constructor for the tag" in problem:
+        problem += " (only plain YAML is read: no !!python or other tags)"
+    if "\\t" in problem:
+        problem += " (indent with spaces, not tabs)"
+    return f"not valid YAML{where}: {problem}"
+
+
 def _load_yaml(path: Path, what: str) -> Any:
     try:
         with open(path, encoding="utf-8") as handle:
-            return yaml.safe_load(handle)
+            return yaml.load(handle, Loader=_Loader)
     except FileNotFoundError:
         raise UserError(f"{path}: {what} not found") from None
+    except IsADirectoryError:
+        raise UserError(f"{path}: is a directory, expected a YAML {what}") from None
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark else ""
-        raise UserError(f"{path}: not valid YAML{where}") from None
+        raise UserError(f"{path}: {_yaml_problem(exc)}") from None
 
 
 def schema_dir_for(params_path: Path) -> Path:
     return params_path.resolve().parent / SCHEMA_DIR
 
 
-def _validator(schema_dir: Path) -> Draft202012Validator:
+def _registry(schema_dir: Path) -> tuple[Registry, Any]:
     resources = []
     for file in sorted(schema_dir.glob("*.schema.yaml")):
         contents = _load_yaml(file, "schema")
@@ -49,7 +83,11 @@ def _validator(schema_dir: Path) -> Draft202012Validator:
             (file.name, Resource.from_contents(contents, default_specification=_DRAFT))
         )
     registry = Registry().with_resources(resources)
-    main = _load_yaml(schema_dir / MAIN_SCHEMA, "schema")
+    return registry, _load_yaml(schema_dir / MAIN_SCHEMA, "schema")
+
+
+def _validator(schema_dir: Path) -> Draft202012Validator:
+    registry, main = _registry(schema_dir)
     return Draft202012Validator(main, registry=registry)
 
 
@@ -95,9 +133,95 @@ def _describe(error) -> str:
     return f"{path}: {error.message}{hint}"
 
 
+def _non_finite(value: Any, path: str = "") -> tuple[str, float] | None:
+    """The first NaN or infinite number in a params tree, with its dotted path."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return path or "(top level)", value
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found = _non_finite(item, f"{path}.{key}" if path else str(key))
+            if found:
+                return found
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            found = _non_finite(item, f"{path}[{i}]")
+            if found:
+                return found
+    return None
+
+
+def _lookup(params: dict, dotted: str) -> Any:
+    node: Any = params
+    for part in dotted.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def _key_references(schema: Any, registry: Registry, at: tuple = ()) -> list[tuple[tuple, str]]:
+    """(schema path, dotted target) of every ``x-key-of`` annotation, following $refs."""
+    found = []
+    if isinstance(schema, dict):
+        if "$ref" in schema:
+            target = registry.contents(schema["$ref"])
+            found.extend(_key_references(target, registry, at))
+        if "x-key-of" in schema:
+            found.append((at, schema["x-key-of"]))
+        for key, sub in schema.get("properties", {}).items():
+            found.extend(_key_references(sub, registry, (*at, key)))
+        if isinstance(schema.get("items"), dict):
+            found.extend(_key_references(schema["items"], registry, (*at, "[]")))
+    return found
+
+
+def _values_at(params: Any, path: tuple) -> list[tuple[str, Any]]:
+    """(dotted path, value) of the params values a schema path points at (lists expanded)."""
+    items = [("", params)]
+    for part in path:
+        nxt = []
+        for where, node in items:
+            if part == "[]":
+                if isinstance(node, list):
+                    nxt.extend((f"{where}[{i}]", v) for i, v in enumerate(node))
+            elif isinstance(node, dict) and part in node:
+                nxt.append((f"{where}.{part}" if where else part, node[part]))
+        items = nxt
+    return items
+
+
+def _check_references(params: dict, schema_dir: Path, source: str) -> None:
+    """Values annotated ``x-key-of: <section.key>`` must name a key of that mapping."""
+    registry, main = _registry(schema_dir)
+    for path, target in _key_references(main, registry):
+        keys = _lookup(params, target)
+        if not isinstance(keys, dict):
+            continue
+        for where, value in _values_at(params, path):
+            if value not in keys:
+                raise UserError(
+                    f"{source}: {where} must name a key of {target} "
+                    f"({', '.join(map(str, sorted(keys)))}), got {json.dumps(value, default=str)}"
+                )
+
+
 def validate_params(params: Any, *, schema_dir: Path, source: str = "params.yaml") -> dict:
     """Validate ``params`` against the schema; raise one ``UserError`` line on the first violation.
-    Validate ``params`` against the schema; raise one ``UserError`` line on the first violation."""
+
+    Beyond the JSON Schema: every number must be finite, and a value annotated
+    ``x-key-of: <dotted path>`` in the schema must name a key of that mapping.
+    """
+    if not isinstance(params, dict):
+        got = "an empty file" if params is None else type(params).__name__
+        raise UserError(f"{source}: must be a mapping of instrument sections, got {got}")
+    if "__use_yte__" in params:
+        raise UserError(
+            f"{source}: __use_yte__ is not supported; params.yaml is plain YAML "
+            "(no templating or expressions)"
+        )
+    bad = _non_finite(params)
+    if bad:
+        raise UserError(f"{source}: {bad[0]} must be a finite number, got {bad[1]!r}")
     validator = _validator(schema_dir)
     errors = sorted(
         validator.iter_errors(params), key=lambda e: (list(map(str, e.absolute_path)), e.validator)
@@ -106,6 +230,7 @@ def validate_params(params: Any, *, schema_dir: Path, source: str = "params.yaml
         # Prefer the deepest error: it names the exact key at fault.
         error = max(errors, key=lambda e: len(e.absolute_path))
         raise UserError(f"{source}: {_describe(error)}")
+    _check_references(params, schema_dir, source)
     return params
 
 
@@ -113,11 +238,21 @@ def load_params(path: str | Path = "params.yaml") -> dict:
     """Read and validate a params file; returns the whole config as a dict."""
     path = Path(path)
     params = _load_yaml(path, "params file")
-    if not isinstance(params, dict):
-        raise UserError(
-            f"{path}: must be a mapping of instrument sections, got {type(params).__name__}"
-        )
     return validate_params(params, schema_dir=schema_dir_for(path), source=str(path))
+
+
+# Keys of an instrument section that only the sweep's aggregate reads: a per-seed job's
+# params (and so its cache key under both runners) leave them out, so growing n_seeds or
+# moving a claim threshold reruns no finished seed.
+SWEEP_KEYS = ("n_seeds", "claims", "exhibit")
+
+
+def job_params(section: dict, job: Any) -> dict:
+    """The part of an instrument section a job may read: all of it, or for a per-seed job
+    all but :data:`SWEEP_KEYS`."""
+    if getattr(job, "per_seed", False):
+        return {k: v for k, v in section.items() if k not in SWEEP_KEYS}
+    return dict(section)
 
 
 def params_hash(section: Any) -> str:
@@ -126,6 +261,6 @@ def params_hash(section: Any) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def file_hash(path: str | Path) -> str:
+def file_hash(path: str | Path, *, digits: int = 16) -> str:
     """SHA-256 (first 16 hex digits) of a file's bytes, e.g. params.yaml for the report."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:digits]

@@ -250,14 +250,12 @@ def load_frame(path: str | os.PathLike) -> pd.DataFrame:
 def read_table(
     path: str | os.PathLike, schema: TableSchema, *, source: str | None = None
 ) -> pd.DataFrame:
-    """Read a user's Parquet/CSV file and validate it against ``schema`` (see the module docstring).
-    Read a user's Parquet/CSV file and validate it against ``schema`` (see the module docstring)."""
+    """Read a user's Parquet/CSV file and validate it against ``schema`` (module docstring)."""
     return validate_table(load_frame(path), schema, source=source or str(path))
 
 
 def check_columns(df: pd.DataFrame, names: Sequence[str], *, source: str) -> None:
-    """Raise unless every name is a column of ``df`` (for tables whose columns depend on the data).
-    Raise unless every name is a column of ``df`` (for tables whose columns depend on the data)."""
+    """Raise unless every name is a column of ``df`` (tables whose columns depend on data)."""
     for name in names:
         if name not in df.columns:
             raise InputError(f"{source}: missing column {name!r}")

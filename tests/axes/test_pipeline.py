@@ -17,8 +17,7 @@ STAGES = ("generate", "count", "train", "score")
 
 
 def _scratch(tmp_path: Path, edit=None) -> Path:
-    """A scratch root holding only the axes section and its schema (other sections may be mid-edit).
-    A scratch root holding only the axes section and its schema (other sections may be mid-edit)."""
+    """A scratch root with only the axes section and its schema (others may be mid-edit)."""
     schemas = tmp_path / "workflow" / "schemas"
     schemas.mkdir(parents=True)
     shutil.copy(REPO / "workflow" / "schemas" / "axes.schema.yaml", schemas)

@@ -66,17 +66,22 @@ def test_pipeline_prints_tables_and_writes_declared_artifacts(root, capsys):
 
 def test_pipeline_metrics_and_spec_claims(root):
     gen = read_json(root / "data/generate/calibration/metrics.json")
-    assert gen["world.labelled"] == 126 and gen["world.known_true"] == 18
+    assert gen["generate.world.labelled"] == 126 and gen["generate.world.known_true"] == 18
     m = read_json(root / "data/calibrate/calibration/metrics.json")
     s = read_json(root / "data/score/calibration/metrics.json")
     for key in ("tau", "ece_after", "nll_after", "brier_after", "ece_platt", "ece_isotonic"):
-        assert key in m
+        assert f"calibrate.{key}" in m
     for key in ("ece_before", "nll_before", "brier_before", "auc"):
-        assert key in s
-    assert m["tau"] > 1 and m["tau_direction"] == "overconfident"  # spec: raw reading overconfident
-    assert m["ece_after"] < s["ece_before"]  # spec: ECE strictly improves
-    assert m["nll_cal_at_tau"] <= m["nll_cal_at_tau1"]
-    assert m["auc_after"] == s["auc"] and m["acc_after"] == s["acc_before"]  # bit-identical
+        assert f"score.{key}" in s
+    assert (
+        m["calibrate.tau"] > 1 and m["calibrate.tau_direction"] == "overconfident"
+    )  # spec: raw reading overconfident
+    assert m["calibrate.ece_after"] < s["score.ece_before"]  # spec: ECE strictly improves
+    assert m["calibrate.nll_cal_at_tau"] <= m["calibrate.nll_cal_at_tau1"]
+    assert (
+        m["calibrate.auc_after"] == s["score.auc"]
+        and m["calibrate.acc_after"] == s["score.acc_before"]
+    )  # bit-identical
     inv = read_parquet(root / "data/calibrate/calibration/invariance.parquet")
     assert inv[inv["method"] == "temperature"]["held"].all()
     ledger = read_parquet(root / "data/calibrate/calibration/ledger.parquet").set_index("metric")
@@ -102,7 +107,7 @@ def test_pipeline_tau_matches_scipy_on_the_calibration_half(root):
         method="bounded",
         options={"xatol": 1e-12},
     )
-    tau = read_json(root / "data/calibrate/calibration/metrics.json")["tau"]
+    tau = read_json(root / "data/calibrate/calibration/metrics.json")["calibrate.tau"]
     assert abs(tau - ref.x) / ref.x <= 1e-6
 
 

@@ -22,7 +22,12 @@ def test_build_dvc_yaml_maps_output_kinds():
     )
     stage = dvc["stages"]["report"]
     assert stage["cmd"] == "python stages/report.py report"
-    assert stage["params"] == ["report"] and stage["deps"] == ["data/score/x/t.parquet"]
+    # Every stage depends on the validation stage, which DVC runs first (see dvc_export).
+    assert stage["params"] == ["report"]
+    assert stage["deps"] == ["data/validate/params.ok", "data/score/x/t.parquet"]
+    validate = dvc["stages"]["validate"]
+    assert validate["always_changed"] is True and validate["cmd"] == "python stages/validate.py"
+    assert list(dvc["stages"])[0] == "validate"
     assert stage["metrics"] == [{"reports/metrics/x.json": {"cache": False}}]
     assert stage["plots"] == [{"reports/plots/x-curve.csv": {"cache": False}}]
     assert dvc["plots"] == [

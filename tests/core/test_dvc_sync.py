@@ -24,11 +24,11 @@ def test_every_snakemake_job_is_a_dvc_stage_with_the_same_command():
 
     jobs, _ = snakemake_jobs(ROOT)
     stages = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
-    assert {j["name"] for j in jobs} == set(stages)
+    assert {j["name"] for j in jobs} | {"validate"} == set(stages)
     for job in jobs:
         stage = stages[job["name"]]
         assert stage["cmd"] == job["cmd"]
-        assert stage.get("deps", []) == job["deps"]
+        assert stage.get("deps", []) == ["data/validate/params.ok", *job["deps"]]
         assert stage.get("params", []) == job["params"]
         outs = [
             next(iter(o)) if isinstance(o, dict) else o

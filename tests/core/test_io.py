@@ -6,6 +6,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
+from nesybench.errors import UserError
 from nesybench.io import (
     atomic_write,
     flatten,
@@ -61,7 +62,7 @@ def test_atomic_write_leaves_no_partial_file_on_failure(tmp_path, monkeypatch):
         raise OSError("disk full")
 
     monkeypatch.setattr(os, "replace", boom)
-    with pytest.raises(OSError):
+    with pytest.raises(UserError, match="out.bin: could not be written .disk full"):
         atomic_write(target, b"new")
     assert target.read_bytes() == b"old"
     assert [p.name for p in tmp_path.iterdir()] == ["out.bin"]

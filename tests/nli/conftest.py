@@ -1,5 +1,4 @@
-"""Shared fixtures of the nli tests: the real PrOntoQA dev file (skipped when ../shared is absent).
-Shared fixtures of the nli tests: the real PrOntoQA dev file (skipped when ../shared is absent)."""
+"""Shared fixtures of the nli tests: the real PrOntoQA dev file (skipped without ../shared)."""
 
 from __future__ import annotations
 

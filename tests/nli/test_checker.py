@@ -1,5 +1,4 @@
-"""The step checker: the four flags, on generated chains and on the published PrOntoQA dev traces.
-The step checker: the four flags, on generated chains and on the published PrOntoQA dev traces."""
+"""The step checker: the four flags, on generated chains and the published PrOntoQA traces."""
 
 from __future__ import annotations
 

@@ -11,19 +11,15 @@ import pytest
 
 from nesybench.errors import ClaimFailed, UserError
 from nesybench.io import read_json, read_parquet
-from nesybench.nli import pipeline
 from nesybench.params import load_params
-from nesybench.stages import StageContext
+from nesybench.stages import run_job
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _run(root: Path, params: dict) -> None:
     for stage in ("generate", "count", "score"):
-        ctx = StageContext(
-            stage=stage, instrument="nli", params=params, root=root, args={}, step=None
-        )
-        getattr(pipeline, stage)(ctx)
+        run_job("nli", stage, params=params, root=root)
 
 
 @pytest.fixture(scope="module")
@@ -87,12 +83,12 @@ def test_score_reproduces_the_chapter_tables(run_root):
 
 def test_score_metrics_and_plot(run_root):
     m = read_json(run_root / "data" / "score" / "nli" / "metrics.json")
-    assert m["prontoqa.pipeline_trace_pass_rate"] == 1.0
-    assert m["prontoqa.greedy.rfwr"] == pytest.approx(
-        m["prontoqa.greedy.label_acc"] - m["prontoqa.greedy.proof_acc"]
+    assert m["score.prontoqa.pipeline_trace_pass_rate"] == 1.0
+    assert m["score.prontoqa.greedy.rfwr"] == pytest.approx(
+        m["score.prontoqa.greedy.label_acc"] - m["score.prontoqa.greedy.proof_acc"]
     )
-    assert m["prontoqa.per_depth.h5.greedy_proof_acc"] == 0.0
-    assert m["folio.greedy_cwa.acc"] == pytest.approx(m["folio.never_unknown_cap"])
+    assert m["score.prontoqa.per_depth.h5.greedy_proof_acc"] == 0.0
+    assert m["score.folio.greedy_cwa.acc"] == pytest.approx(m["score.folio.never_unknown_cap"])
     plot = pd.read_csv(run_root / "reports" / "plots" / "nli-per_depth.csv")
     assert list(plot.columns) == [
         "hops",
@@ -107,8 +103,8 @@ def test_score_metrics_and_plot(run_root):
     ]
     count = read_json(run_root / "data" / "count" / "nli" / "metrics.json")
     assert (
-        count["mix.folio.best_blind_guess_acc"] == pytest.approx(0.5)
-        and count["mix.folio.majority_label"] == "True"
+        count["count.mix.folio.best_blind_guess_acc"] == pytest.approx(0.5)
+        and count["count.mix.folio.majority_label"] == "True"
     )
 
 
@@ -172,11 +168,8 @@ def test_label_mix_must_sum_to_one(tmp_path, default_params):
             },
         },
     }
-    ctx = StageContext(
-        stage="generate", instrument="nli", params=params, root=tmp_path, args={}, step=None
-    )
     with pytest.raises(UserError, match="nli.folio.label_mix must sum to 1"):
-        pipeline.generate(ctx)
+        run_job("nli", "generate", params=params, root=tmp_path)
     assert not (tmp_path / "data").exists()  # nothing half-written
 
 

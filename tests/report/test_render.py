@@ -4,6 +4,7 @@ import re
 import pandas as pd
 import pytest
 
+from nesybench.errors import UserError
 from nesybench.report.blocks import Figure, Heading, Paragraph, Table
 from nesybench.report.figures import new_figure
 from nesybench.report.pipeline import merge_stage_metrics
@@ -60,13 +61,27 @@ def test_render_is_deterministic():
 
 
 def test_merge_stage_metrics_in_stage_order_and_rejects_collisions(tmp_path):
-    for stage, data in (("score", {"panel": {"acc": 1.0}}), ("count", {"n_opt": "16"})):
-        (tmp_path / "data" / stage / "shortcuts").mkdir(parents=True)
-        (tmp_path / "data" / stage / "shortcuts" / "metrics.json").write_text(json.dumps(data))
-    assert merge_stage_metrics(tmp_path, "shortcuts") == {"n_opt": "16", "panel.acc": 1.0}
-    (tmp_path / "data" / "calibrate" / "shortcuts").mkdir(parents=True)
-    (tmp_path / "data" / "calibrate" / "shortcuts" / "metrics.json").write_text(
-        json.dumps({"n_opt": "17"})
-    )
-    with pytest.raises(ValueError, match="written by both count and calibrate"):
-        merge_stage_metrics(tmp_path, "shortcuts")
+    from nesybench.artifacts import Job, Registry
+
+    reg = Registry("shortcuts", [Job("count"), Job("count", "aggregate"), Job("score")])
+    files = {
+        "data/score/shortcuts/metrics.json": {
+            "score.panel.acc": 1.0,
+            "_provenance.params_hash": "x",
+        },
+        "data/count/shortcuts/metrics.json": {"count.n_opt": "16"},
+    }
+    for rel, data in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(json.dumps(data))
+    (tmp_path / "data/count/shortcuts/metrics.json").write_text(json.dumps({"count.n_opt": "16"}))
+    with pytest.raises(UserError, match="missing artifact|not found"):
+        merge_stage_metrics(tmp_path, reg)  # the aggregate job's metrics are missing
+    aggregate = tmp_path / reg.metrics_path("count", "aggregate")
+    aggregate.write_text(json.dumps({"count.mean": 2.0}))
+    merged = merge_stage_metrics(tmp_path, reg)
+    assert merged == {"count.n_opt": "16", "count.mean": 2.0, "score.panel.acc": 1.0}
+    assert list(merged) == ["count.n_opt", "count.mean", "score.panel.acc"]  # stage order
+    aggregate.write_text(json.dumps({"count.n_opt": "17"}))
+    with pytest.raises(ValueError, match="written by both count and count"):
+        merge_stage_metrics(tmp_path, reg)

@@ -30,7 +30,7 @@ from nesybench.errors import ClaimFailed, UserError
 from nesybench.io import read_parquet
 from nesybench.logic import CNF, all_states, from_dimacs, make_knowledge, state_str
 from nesybench.params import validate_params
-from nesybench.stages import StageContext
+from nesybench.stages import run_job
 
 SPEC_CNF = "(x1 | x2 | x3) & (x2 | x3 | ~x1) & (~x3 | ~x2 | x1)"
 
@@ -350,18 +350,9 @@ def shortcuts_params(**overrides):
 
 
 def run_stages(root, params, stages=("generate", "count")):
-    from nesybench.shortcuts import pipeline
 
     for stage in stages:
-        ctx = StageContext(
-            stage=stage,
-            instrument="shortcuts",
-            params={"shortcuts": params},
-            root=root,
-            args={},
-            step=None,
-        )
-        getattr(pipeline, stage)(ctx)
+        run_job("shortcuts", stage, params={"shortcuts": params}, root=root)
 
 
 def test_stages_write_the_spec_table(tmp_path, capsys):

@@ -12,10 +12,10 @@ import pytest
 import yaml
 from jsonschema import Draft202012Validator
 
+from nesybench.artifacts import registry
 from nesybench.errors import ClaimFailed, UserError
 from nesybench.params import _describe
-from nesybench.shortcuts import pipeline
-from nesybench.stages import StageContext
+from nesybench.stages import StageContext, run_job
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -29,35 +29,29 @@ def _section():
     return section
 
 
-def _ctx(root, stage, section, *, step=None, args=None):
-    return StageContext(
-        stage=stage,
-        instrument="shortcuts",
-        params={"shortcuts": section},
-        root=root,
-        args=args or {},
-        step=step,
+def _run(root, stage, section, *, step=None, args=None):
+    """Run one job in-process (committed like the stage runner does)."""
+    return run_job(
+        "shortcuts", stage, step, params={"shortcuts": section}, root=root, args=args or {}
     )
+
+
+def _ctx(root, stage, section):
+    """A context whose writes a test commits itself (constructed artifacts)."""
+    reg = registry("shortcuts")
+    return StageContext(job=reg.job(stage), registry=reg, params={"shortcuts": section}, root=root)
 
 
 @pytest.fixture(scope="module")
 def pipeline_run(tmp_path_factory):
     root = tmp_path_factory.mktemp("nesybench")
     section = _section()
-    pipeline.generate(_ctx(root, "generate", section))
-    pipeline.train(_ctx(root, "train", section))
+    _run(root, "generate", section)
+    _run(root, "train", section)
     for frac in section["incidence"]["support_fracs"]:
-        pipeline.train_incidence(
-            _ctx(
-                root,
-                "train",
-                section,
-                step="incidence",
-                args={"task": "xor2", "support": repr(float(frac))},
-            )
-        )
-    pipeline.score(_ctx(root, "score", section))
-    pipeline.calibrate(_ctx(root, "calibrate", section))
+        _run(root, "train", section, step="incidence", args={"task": "xor2", "support": repr(frac)})
+    _run(root, "score", section)
+    _run(root, "calibrate", section)
     return root, section
 
 
@@ -130,8 +124,8 @@ def test_score_incidence_table_and_plot(pipeline_run):
     metrics = yaml.safe_load((root / "data" / "score" / "shortcuts" / "metrics.json").read_text())
     for model in ("label_only", "concept_sup"):
         for key in ("acc_y", "acc_c", "f1_c", "cls_c", "ece_c"):
-            assert f"panel.{model}.{key}" in metrics
-    assert "incidence.xor2.support_0p5.rate" in metrics
+            assert f"score.panel.{model}.{key}" in metrics
+    assert "score.incidence.xor2.support_0p5.rate" in metrics
 
 
 def test_calibrate_lowers_label_only_ece_and_keeps_accc(pipeline_run):
@@ -143,31 +137,31 @@ def test_calibrate_lowers_label_only_ece_and_keeps_accc(pipeline_run):
     metrics = yaml.safe_load(
         (root / "data" / "calibrate" / "shortcuts" / "metrics.json").read_text()
     )
-    assert all(key.startswith("concept_calibration.") for key in metrics)
+    assert all(
+        key.startswith(("calibrate.concept_calibration.", "_provenance.")) for key in metrics
+    )
 
 
 def test_train_incidence_is_byte_deterministic(pipeline_run, tmp_path):
     root, section = pipeline_run
-    pipeline.generate(_ctx(tmp_path, "generate", section))
-    pipeline.train_incidence(
-        _ctx(tmp_path, "train", section, step="incidence", args={"task": "xor2", "support": "0.5"})
-    )
-    name = "data/train/shortcuts/incidence-xor2-0.5.parquet"
+    _run(tmp_path, "generate", section)
+    _run(tmp_path, "train", section, step="incidence", args={"task": "xor2", "support": "0.5"})
+    name = "data/train/shortcuts/task-xor2/support-0.5/runs.parquet"
     assert (tmp_path / name).read_bytes() == (root / name).read_bytes()
 
 
 @pytest.mark.parametrize(
     "args, message",
     [
-        ({"task": "xor9", "support": "1.0"}, "--arg task: must be one of"),
-        ({"task": "xor2", "support": "0.3"}, "--arg support: must be one of"),
-        ({"task": "xor2", "support": "1"}, "--arg support: must be one of"),
+        ({"task": "xor9", "support": "1.0"}, "names no instance of this job"),
+        ({"task": "xor2", "support": "0.3"}, "names no instance of this job"),
+        ({"task": "xor2", "support": "1"}, "names no instance of this job"),
         ({"task": "xor2"}, "needs --arg support"),
     ],
 )
 def test_train_incidence_bad_args(tmp_path, args, message):
     with pytest.raises(UserError, match=message):
-        pipeline.train_incidence(_ctx(tmp_path, "train", _section(), step="incidence", args=args))
+        _run(tmp_path, "train", _section(), step="incidence", args=args)
     assert not (tmp_path / "data").exists()
 
 
@@ -175,9 +169,9 @@ def test_train_fails_loudly_when_no_seed_collapses(tmp_path):
     section = _section()
     section["models"]["sweep_seeds"] = 1
     section["models"]["epochs"] = 5  # a barely trained model is never label-perfect
-    pipeline.generate(_ctx(tmp_path, "generate", section))
+    _run(tmp_path, "generate", section)
     with pytest.raises(ClaimFailed, match="no seed of the 1-seed label-only sweep"):
-        pipeline.train(_ctx(tmp_path, "train", section))
+        _run(tmp_path, "train", section)
     assert not (tmp_path / "data" / "train").exists()
 
 
@@ -274,13 +268,14 @@ def _constructed_train_artifacts(root, section, alpha_label_only):
         ),
         key=["use"],
     )
+    ctx.commit()
 
 
 def test_score_claims_fail_when_label_only_has_no_shortcut(tmp_path):
     section = _section()
     _constructed_train_artifacts(tmp_path, section, {g: g for g in ["00", "01", "10", "11"]})
     with pytest.raises(ClaimFailed, match="AccC: label-only <= 0.8"):
-        pipeline.score(_ctx(tmp_path, "score", section))
+        _run(tmp_path, "score", section)
     assert not (tmp_path / "data" / "score").exists()
 
 
@@ -292,7 +287,7 @@ def test_score_claims_fail_on_a_permutation_shortcut(tmp_path):
         tmp_path, section, {"00": "11", "01": "10", "10": "01", "11": "00"}
     )
     with pytest.raises(ClaimFailed, match="Cls\\(C\\): label-only >= 0.2"):
-        pipeline.score(_ctx(tmp_path, "score", section))
+        _run(tmp_path, "score", section)
 
 
 def test_calibrate_keeps_accc_on_constructed_collapse(tmp_path):
@@ -300,7 +295,7 @@ def test_calibrate_keeps_accc_on_constructed_collapse(tmp_path):
     _constructed_train_artifacts(
         tmp_path, section, {"00": "00", "01": "01", "10": "01", "11": "11"}
     )
-    pipeline.calibrate(_ctx(tmp_path, "calibrate", section))
+    _run(tmp_path, "calibrate", section)
     table = _table(tmp_path, "calibrate", "concept_calibration").set_index("model")
     assert table.loc["label_only", "acc_c_before"] == table.loc["label_only", "acc_c_after"] == 0.75
     assert table.loc["label_only", "ece_c_after"] < table.loc["label_only", "ece_c_before"]

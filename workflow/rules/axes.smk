@@ -11,10 +11,9 @@
 rule axes_generate:
     """axes: depth-stratified, label-balanced question bank with lexical rewrites."""
     input:
-        code=code("generate", "axes", "reasoning"),
+        code=code("generate", "axes"),
     output:
-        **stage_out("generate", "axes", "bank", "questions"),
-        metrics="data/generate/axes/metrics.json",
+        **stage_outputs("axes", "generate"),
     params:
         section=section("axes"),
     shell:
@@ -27,8 +26,7 @@ rule axes_count:
         questions=rules.axes_generate.output.questions,
         code=code("count", "axes"),
     output:
-        **stage_out("count", "axes", "depth_mix", "design"),
-        metrics="data/count/axes/metrics.json",
+        **stage_outputs("axes", "count"),
     params:
         section=section("axes"),
     shell:
@@ -40,10 +38,9 @@ rule axes_train:
     input:
         bank=rules.axes_generate.output.bank,
         questions=rules.axes_generate.output.questions,
-        code=code("train", "axes", "reasoning"),
+        code=code("train", "axes"),
     output:
-        **stage_out("train", "axes", "soft_reasoner"),
-        metrics="data/train/axes/metrics.json",
+        **stage_outputs("axes", "train"),
     params:
         section=section("axes"),
     shell:
@@ -57,31 +54,18 @@ rule axes_score:
         questions=rules.axes_generate.output.questions,
         depth_mix=rules.axes_count.output.depth_mix,
         soft_reasoner=rules.axes_train.output.soft_reasoner,
-        code=code("score", "axes", "reasoning"),
+        code=code("score", "axes"),
     output:
-        **stage_out("score", "axes", "per_depth", "synonym_depth", "flip", "mixture", "gadgets"),
-        metrics="data/score/axes/metrics.json",
-        plot=report(
-            "reports/plots/axes-per_depth.csv",
-            caption="../report/axes-per_depth.rst",
-            category="axes",
-        ),
+        **stage_outputs("axes", "score"),
     params:
         section=section("axes"),
     shell:
         "python stages/score.py axes"
 
 
-REPORT_INPUTS["axes"] = [
-    rules.axes_count.output.depth_mix,
-    rules.axes_count.output.design,
-    rules.axes_count.output.metrics,
-    rules.axes_generate.output.metrics,
-    rules.axes_train.output.metrics,
-    *rules.axes_score.output,
-]
+REPORT_INPUTS["axes"] = all_artifacts("axes")
 
-PLOTS[rules.axes_score.output.plot] = {
+PLOTS[rules.axes_score.output.plot_per_depth] = {
     "id": "axes-per_depth",
     "x": "depth",
     "y": ["soft_reasoner", "overall", "coverage_strict", "coverage", "acc_on_parsed"],

@@ -10,18 +10,10 @@
 rule calibration_generate:
     """calibration: academic KG world, labelled triples, stratified cal/eval split."""
     input:
-        code=code("generate", "calibration", "metrics"),
+        code=code("generate", "calibration"),
         world="src/nesybench/calibration/data/academic_kg.yaml",
     output:
-        **stage_out(
-            "generate",
-            "calibration",
-            "entities",
-            "train_triples",
-            "heldout_triples",
-            "labelled",
-        ),
-        metrics="data/generate/calibration/metrics.json",
+        **stage_outputs("calibration", "generate"),
     params:
         section=section("calibration"),
     shell:
@@ -31,11 +23,10 @@ rule calibration_generate:
 rule calibration_count:
     """calibration: base rate and class mix per half (asserts equal class ratio)."""
     input:
-        code=code("count", "calibration", "metrics"),
+        code=code("count", "calibration"),
         labelled=rules.calibration_generate.output.labelled,
     output:
-        **stage_out("count", "calibration", "class_mix"),
-        metrics="data/count/calibration/metrics.json",
+        **stage_outputs("calibration", "count"),
     params:
         section=section("calibration"),
     shell:
@@ -45,12 +36,11 @@ rule calibration_count:
 rule calibration_train:
     """calibration: ComplEx link predictor; raw scores of every labelled triple."""
     input:
-        code=code("train", "calibration", "metrics"),
+        code=code("train", "calibration"),
         world="src/nesybench/calibration/data/academic_kg.yaml",
         labelled=rules.calibration_generate.output.labelled,
     output:
-        **stage_out("train", "calibration", "embeddings", "scores", "training_curve"),
-        metrics="data/train/calibration/metrics.json",
+        **stage_outputs("calibration", "train"),
     params:
         section=section("calibration"),
     shell:
@@ -60,18 +50,11 @@ rule calibration_train:
 rule calibration_score:
     """calibration: BEFORE reliability table and metrics on the evaluation half; held-out exhibit."""
     input:
-        code=code("score", "calibration", "metrics"),
+        code=code("score", "calibration"),
         labelled=rules.calibration_generate.output.labelled,
         scores=rules.calibration_train.output.scores,
     output:
-        **stage_out(
-            "score",
-            "calibration",
-            "before_reliability",
-            "before_summary",
-            "heldout_exhibit",
-        ),
-        metrics="data/score/calibration/metrics.json",
+        **stage_outputs("calibration", "score"),
     params:
         section=section("calibration"),
     shell:
@@ -81,42 +64,21 @@ rule calibration_score:
 rule calibration_calibrate:
     """calibration: temperature / Platt / isotonic repair; AFTER tables, ledger, invariances, bootstrap."""
     input:
-        code=code("calibrate", "calibration", "metrics"),
+        code=code("calibrate", "calibration"),
         labelled=rules.calibration_generate.output.labelled,
         scores=rules.calibration_train.output.scores,
     output:
-        **stage_out(
-            "calibrate",
-            "calibration",
-            "after_reliability",
-            "ledger",
-            "invariance",
-            "temperature_trace",
-            "bootstrap",
-            "exhibit_after",
-        ),
-        metrics="data/calibrate/calibration/metrics.json",
-        plot=report(
-            "reports/plots/calibration-reliability.csv",
-            caption="../report/calibration-reliability.rst",
-            category="calibration",
-        ),
+        **stage_outputs("calibration", "calibrate"),
     params:
         section=section("calibration"),
     shell:
         "python stages/calibrate.py calibration"
 
 
-REPORT_INPUTS["calibration"] = [
-    *rules.calibration_generate.output,
-    *rules.calibration_count.output,
-    *rules.calibration_train.output,
-    *rules.calibration_score.output,
-    *rules.calibration_calibrate.output,
-]
+REPORT_INPUTS["calibration"] = all_artifacts("calibration")
 
 # dvc plots spec of the reliability CSV (read by nesybench.dvc_export); one row per non-empty bin and method.
-PLOTS[rules.calibration_calibrate.output.plot] = {
+PLOTS[rules.calibration_calibrate.output.plot_reliability] = {
     "id": "calibration-reliability",
     "x": "conf",
     "y": "acc",

@@ -1,14 +1,18 @@
-import glob
-import os
+from nesybench.artifacts import WILDCARD_PATTERN, registry
+from nesybench.params import job_params
+from nesybench.workflow_code import code_inputs
 
 # Shared helpers for the rule files. Conventions every rule follows:
-#   shell:  "python stages/<stage>.py <instrument> [<step>] [--arg KEY=VALUE]"
-#   params: section=section("<instrument>")   (Snakemake reruns when it changes;
-#           the DVC export turns it into `params: [<instrument>]`)
-#   output: named; tables under data/<stage>/<instrument>/, this stage's metrics
-#           as data/<stage>/<instrument>/metrics.json, plot CSVs as
-#           reports/plots/<instrument>-<name>.csv
-# REPORT_INPUTS[<instrument>] lists the artifacts the report section reads.
+#   shell:  "python stages/<stage>.py <instrument> [<step>] [--arg WILDCARD={wildcards.WILDCARD}]"
+#   output: **stage_outputs(instrument, stage[, step]) -- the job's artifacts as declared in
+#           src/nesybench/<instrument>/artifacts.py (tables, metrics.json, plot CSVs)
+#   params: section=section("<instrument>") for an instrument-wide job,
+#           section=job_section("<instrument>", stage, step) for a per-seed job (its section
+#           without the sweep keys, so growing n_seeds reruns no finished seed)
+#   input:  code=code(stage, instrument) -- every source file the job can run, derived from
+#           the import graph (nesybench.workflow_code); other rules' outputs by name.
+# REPORT_INPUTS[<instrument>] lists every artifact the instrument declares: the report
+# verifies all of them, and a missing one makes Snakemake rerun its producer.
 
 REPORT_INPUTS = {}
 
@@ -22,27 +26,34 @@ def section(*names):
     return {name: config[name] for name in names}
 
 
-def stage_out(stage, instrument, *names, ext="parquet"):
-    """data/<stage>/<instrument>/<name>.<ext> for each name, as a dict for named outputs."""
-    return {n: f"data/{stage}/{instrument}/{n}.{ext}" for n in names}
+def job_section(instrument, stage, step=None):
+    """The params a job reads, keyed `<instrument>.<key>` (a per-seed job: without sweep keys)."""
+    job = registry(instrument).job(stage, step)
+    return {f"{instrument}.{k}": v for k, v in job_params(config[instrument], job).items()}
 
 
-CORE_CODE = ["errors", "io", "params", "stages", "progress"]
+def stage_outputs(instrument, stage, step=None):
+    """A job's declared outputs by name; plot CSVs also go into Snakemake's own report."""
+    out = registry(instrument).outputs(stage, step)
+    for key, path in out.items():
+        if key.startswith("plot_"):
+            caption = f"../report/{instrument}-{key.removeprefix('plot_')}.rst"
+            out[key] = report(path, caption=caption, category=instrument)
+    return out
 
 
-def code(stage, *packages):
-    """The library files a rule's results depend on, as inputs: editing them reruns the rule.
+def instances(instrument, stage, step, name):
+    """The paths of table `name` over every instance of a job with wildcards (to gather them)."""
+    reg = registry(instrument)
+    job = reg.job(stage, step)
+    return [reg.path(stage, name, **w) for w in job.expand(config[instrument])]
 
-    `stage` names the entry script stages/<stage>.py; `packages` are
-    subpackages or modules of src/nesybench (e.g. "shortcuts", "metrics"); the
-    shared core modules are always included.
-    """
-    files = {f"stages/{stage}.py"}
-    for name in [*CORE_CODE, *packages]:
-        base = f"src/nesybench/{name}"
-        if os.path.isdir(base):
-            files.update(glob.glob(f"{base}/**/*.py", recursive=True))
-            files.update(glob.glob(f"{base}/**/*.yaml", recursive=True))
-        else:
-            files.add(f"{base}.py")
-    return sorted(files)
+
+def all_artifacts(instrument):
+    """Every data artifact the instrument declares under the current params."""
+    return [path for _, _, path in registry(instrument).all_paths(config[instrument])]
+
+
+def code(stage, instrument):
+    """The library files a rule's results depend on, as inputs: editing them reruns the rule."""
+    return code_inputs(stage, instrument)

@@ -7,10 +7,9 @@
 rule nli_generate:
     """nli: seeded PrOntoQA-lite (hops x examples, 1 in 4 corrupted) and FOLIO-lite corpora."""
     input:
-        code=code("generate", "nli", "reasoning"),
+        code=code("generate", "nli"),
     output:
-        **stage_out("generate", "nli", "prontoqa", "folio"),
-        metrics="data/generate/nli/metrics.json",
+        **stage_outputs("nli", "generate"),
     params:
         section=section("nli"),
     shell:
@@ -20,12 +19,11 @@ rule nli_generate:
 rule nli_count:
     """nli: label mix, majority baseline / best input-blind guess, depth mix."""
     input:
-        code=code("count", "nli", "reasoning"),
+        code=code("count", "nli"),
         prontoqa=rules.nli_generate.output.prontoqa,
         folio=rules.nli_generate.output.folio,
     output:
-        **stage_out("count", "nli", "label_mix", "depth_mix"),
-        metrics="data/count/nli/metrics.json",
+        **stage_outputs("nli", "count"),
     params:
         section=section("nli"),
     shell:
@@ -35,40 +33,20 @@ rule nli_count:
 rule nli_score:
     """nli: both systems through the step checker; per-depth, metric-trap, rfwr and FOLIO-lite tables."""
     input:
-        code=code("score", "nli", "reasoning"),
+        code=code("score", "nli"),
         prontoqa=rules.nli_generate.output.prontoqa,
         folio=rules.nli_generate.output.folio,
     output:
-        **stage_out(
-            "score",
-            "nli",
-            "traces",
-            "per_depth",
-            "metric_trap",
-            "worked_example",
-            "worked_example_text",
-            "folio_predictions",
-            "folio_per_label",
-        ),
-        metrics="data/score/nli/metrics.json",
-        per_depth_plot=report(
-            "reports/plots/nli-per_depth.csv",
-            caption="../report/nli-per_depth.rst",
-            category="nli",
-        ),
+        **stage_outputs("nli", "score"),
     params:
         section=section("nli"),
     shell:
         "python stages/score.py nli"
 
 
-REPORT_INPUTS["nli"] = [
-    *rules.nli_count.output,
-    *rules.nli_score.output,
-    rules.nli_generate.output.metrics,
-]
+REPORT_INPUTS["nli"] = all_artifacts("nli")
 
-PLOTS[rules.nli_score.output.per_depth_plot] = {
+PLOTS[rules.nli_score.output.plot_per_depth] = {
     "id": "nli-per_depth",
     "x": "hops",
     "y": [

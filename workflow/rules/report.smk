@@ -8,7 +8,7 @@ rule report:
     """report: every landed instrument's tables and figures, and the merged metrics."""
     input:
         [path for name in LANDED for path in REPORT_INPUTS[name]],
-        code=code("report", "report", *LANDED, "metrics"),
+        code=code("report", "report"),
     output:
         html=report("reports/report.html", caption="../report/report.rst", category="Report"),
         md="reports/report.md",

@@ -4,10 +4,9 @@
 rule shortcuts_generate:
     """shortcuts: seeded concept tasks with gold concepts (train/test/ood), every promise asserted."""
     input:
-        code=code("generate", "shortcuts", "logic"),
+        code=code("generate", "shortcuts"),
     output:
-        **stage_out("generate", "shortcuts", "points", "certificate", "model_points"),
-        metrics="data/generate/shortcuts/metrics.json",
+        **stage_outputs("shortcuts", "generate"),
     params:
         section=section("shortcuts"),
     shell:
@@ -17,67 +16,32 @@ rule shortcuts_generate:
 rule shortcuts_count:
     """shortcuts: N_opt per task x support x extractor, certified by enumeration, closed form and #SAT."""
     input:
-        code=code("count", "shortcuts", "logic", "counting"),
+        code=code("count", "shortcuts"),
         points=rules.shortcuts_generate.output.points,
         certificate=rules.shortcuts_generate.output.certificate,
     output:
-        **stage_out("count", "shortcuts", "n_opt", "dimacs"),
-        metrics="data/count/shortcuts/metrics.json",
-        plot=report(
-            "reports/plots/shortcuts-n_opt.csv",
-            caption="../report/shortcuts-n_opt.rst",
-            category="shortcuts",
-        ),
+        **stage_outputs("shortcuts", "count"),
     params:
         section=section("shortcuts"),
     shell:
         "python stages/count.py shortcuts"
 
 
-REPORT_INPUTS.setdefault("shortcuts", []).extend(
-    [
-        rules.shortcuts_generate.output.certificate,
-        rules.shortcuts_generate.output.metrics,
-        rules.shortcuts_count.output.n_opt,
-        rules.shortcuts_count.output.metrics,
-    ]
-)
-
-
-# ---- concept models, the panel, incidence, concept-head calibration (issue 3) ----
+# ---- concept models, the panel, incidence, concept-head calibration ----
 #   train              label-only seed sweep -> first collapsing shortcut + its concept-supervised
 #                      twin (same init); label-only OOD batch at a biased support
 #   train incidence    one (task, support) cell of the shortcut-incidence sweep per job
 #   score              concept panel, alpha, occurrence, OOD vs counted survivors, incidence table
 #   calibrate          temperature scaling of the concept heads (AccC must not move)
 
-SHORTCUTS_INCIDENCE = config["shortcuts"]["incidence"]
-# Support wildcards are spelled as Python's repr of the float ("1.0", "0.75"); the stage
-# checks the spelling against params.yaml, so a cell can only be the one params.yaml names.
-SHORTCUTS_INCIDENCE_CELLS = expand(
-    "data/train/shortcuts/incidence-{task}-{support}.parquet",
-    task=SHORTCUTS_INCIDENCE["tasks"],
-    support=[repr(float(s)) for s in SHORTCUTS_INCIDENCE["support_fracs"]],
-)
-
 
 rule shortcuts_train:
     """shortcuts: label-only sweep, the first collapsing seed and its concept-supervised twin; OOD batch."""
     input:
-        code=code("train", "shortcuts", "logic", "counting"),
+        code=code("train", "shortcuts"),
         points=rules.shortcuts_generate.output.model_points,
     output:
-        **stage_out(
-            "train",
-            "shortcuts",
-            "concepts",
-            "labels",
-            "curves",
-            "sweep",
-            "ood_runs",
-            "tasks",
-        ),
-        metrics="data/train/shortcuts/metrics.json",
+        **stage_outputs("shortcuts", "train"),
     params:
         section=section("shortcuts"),
     shell:
@@ -87,13 +51,13 @@ rule shortcuts_train:
 rule shortcuts_incidence:
     """shortcuts: one cell of the incidence sweep (label-only seeds on one task and support)."""
     input:
-        code=code("train", "shortcuts", "logic", "counting", "metrics"),
+        code=code("train", "shortcuts"),
         points=rules.shortcuts_generate.output.model_points,
     output:
-        runs="data/train/shortcuts/incidence-{task}-{support}.parquet",
+        **stage_outputs("shortcuts", "train", "incidence"),
     wildcard_constraints:
-        task="[a-z][a-z0-9_]*",
-        support="[0-9]+[.][0-9]+",
+        task=WILDCARD_PATTERN,
+        support=WILDCARD_PATTERN,
     params:
         section=section("shortcuts"),
     shell:
@@ -103,20 +67,14 @@ rule shortcuts_incidence:
 rule shortcuts_score:
     """shortcuts: the concept panel (head-to-head), alpha, occurrence, OOD and incidence tables."""
     input:
-        code=code("score", "shortcuts", "logic", "counting", "metrics"),
+        code=code("score", "shortcuts"),
         concepts=rules.shortcuts_train.output.concepts,
         labels=rules.shortcuts_train.output.labels,
         tasks=rules.shortcuts_train.output.tasks,
         ood_runs=rules.shortcuts_train.output.ood_runs,
-        cells=SHORTCUTS_INCIDENCE_CELLS,
+        cells=instances("shortcuts", "train", "incidence", "runs"),
     output:
-        **stage_out("score", "shortcuts", "panel", "alpha", "occurrence", "ood", "incidence"),
-        metrics="data/score/shortcuts/metrics.json",
-        plot=report(
-            "reports/plots/shortcuts-incidence.csv",
-            caption="../report/shortcuts-incidence.rst",
-            category="shortcuts",
-        ),
+        **stage_outputs("shortcuts", "score"),
     params:
         section=section("shortcuts"),
     shell:
@@ -126,28 +84,19 @@ rule shortcuts_score:
 rule shortcuts_calibrate:
     """shortcuts: concept-head temperature scaling (fit on train, scored on test); AccC unchanged."""
     input:
-        code=code("calibrate", "shortcuts", "logic", "counting", "metrics", "calibration"),
+        code=code("calibrate", "shortcuts"),
         concepts=rules.shortcuts_train.output.concepts,
     output:
-        **stage_out("calibrate", "shortcuts", "concept_calibration"),
-        metrics="data/calibrate/shortcuts/metrics.json",
+        **stage_outputs("shortcuts", "calibrate"),
     params:
         section=section("shortcuts"),
     shell:
         "python stages/calibrate.py shortcuts"
 
 
-REPORT_INPUTS.setdefault("shortcuts", []).extend(
-    [
-        rules.shortcuts_train.output.tasks,
-        rules.shortcuts_train.output.curves,
-        rules.shortcuts_train.output.metrics,
-        *rules.shortcuts_score.output,
-        *rules.shortcuts_calibrate.output,
-    ]
-)
+REPORT_INPUTS["shortcuts"] = all_artifacts("shortcuts")
 
-PLOTS[rules.shortcuts_count.output.plot] = {
+PLOTS[rules.shortcuts_count.output.plot_n_opt] = {
     "id": "shortcuts-n_opt",
     "x": "support_frac",
     "y": ["xor2", "xor3", "cnf3"],
@@ -156,7 +105,7 @@ PLOTS[rules.shortcuts_count.output.plot] = {
     "x_label": "support fraction",
     "y_label": "log2 N_opt",
 }
-PLOTS[rules.shortcuts_score.output.plot] = {
+PLOTS[rules.shortcuts_score.output.plot_incidence] = {
     "id": "shortcuts-incidence",
     "x": "log2_n_opt",
     "y": "rate",

@@ -75,16 +75,12 @@ def generate(ctx: StageContext) -> None:
     )
     ctx.write_metrics(
         {
-            "generate": {
-                "n_theories": {
-                    "train": p["bank"]["n_train_theories"],
-                    "eval": p["bank"]["n_eval_theories"],
-                },
-                "n_questions": {s: int((questions["split"] == s).sum()) for s in ("train", "eval")},
-                "n_rewritten_eval": int(
-                    questions.loc[questions["split"] == "eval", "rewritten"].sum()
-                ),
-            }
+            "n_theories": {
+                "train": p["bank"]["n_train_theories"],
+                "eval": p["bank"]["n_eval_theories"],
+            },
+            "n_questions": {s: int((questions["split"] == s).sum()) for s in ("train", "eval")},
+            "n_rewritten_eval": int(questions.loc[questions["split"] == "eval", "rewritten"].sum()),
         }
     )
 
@@ -118,24 +114,18 @@ def count(ctx: StageContext) -> None:
     ev = mix[mix["split"] == "eval"]
     ctx.write_metrics(
         {
-            "count": {
-                "eval_n": {f"depth_{int(r.depth)}": int(r.n) for r in ev.itertuples()},
-                "eval_pi": {f"depth_{int(r.depth)}": float(r.pi) for r in ev.itertuples()},
-                "design": {
-                    "ofat_cells": design_mod.ofat_cells(axes=d["axes"], levels=d["levels"]),
-                    "factorial_cells": design_mod.factorial_cells(
-                        axes=d["axes"], levels=d["levels"]
-                    ),
-                    "questions_per_cell": design_mod.questions_per_cell(
-                        half_width=d["half_width"], p=d["p"], z=d["z"]
-                    ),
-                    "questions_total": int(
-                        table.loc[table["quantity"] == "questions for the full grid", "value"].iloc[
-                            0
-                        ]
-                    ),
-                },
-            }
+            "eval_n": {f"depth_{int(r.depth)}": int(r.n) for r in ev.itertuples()},
+            "eval_pi": {f"depth_{int(r.depth)}": float(r.pi) for r in ev.itertuples()},
+            "design": {
+                "ofat_cells": design_mod.ofat_cells(axes=d["axes"], levels=d["levels"]),
+                "factorial_cells": design_mod.factorial_cells(axes=d["axes"], levels=d["levels"]),
+                "questions_per_cell": design_mod.questions_per_cell(
+                    half_width=d["half_width"], p=d["p"], z=d["z"]
+                ),
+                "questions_total": int(
+                    table.loc[table["quantity"] == "questions for the full grid", "value"].iloc[0]
+                ),
+            },
         }
     )
 
@@ -166,12 +156,10 @@ def train(ctx: StageContext) -> None:
     ctx.print_table("[axes] soft reasoner coefficients", model.to_table())
     ctx.write_metrics(
         {
-            "train": {
-                "n_train": len(train_q),
-                "train_accuracy": {
-                    f"depth_{int(r.depth)}": float(r.accuracy) for r in acc.itertuples()
-                },
-            }
+            "n_train": len(train_q),
+            "train_accuracy": {
+                f"depth_{int(r.depth)}": float(r.accuracy) for r in acc.itertuples()
+            },
         }
     )
 
@@ -532,17 +520,24 @@ def score(ctx: StageContext) -> None:
 
     ctx.write_metrics(
         {
-            "score": {
-                "soft_reasoner": {
-                    f"depth_{int(r.depth)}": r.soft_reasoner for r in per_depth.itertuples()
-                },
-                "pipeline": {f"depth_{int(r.depth)}": r.overall for r in per_depth.itertuples()},
-                "coverage_strict": float(pipeline["parsed_strict"].mean()),
-                "coverage_repaired": float(pipeline["parsed"].mean()),
-                "acc_on_parsed": float(pipeline.loc[pipeline["parsed"], "correct"].mean()),
-                "flip": flip_stats,
-                "mixture": mixture_metrics,
-                "gadgets": gadget_metrics,
-            }
+            "soft_reasoner": {
+                f"depth_{int(r.depth)}": r.soft_reasoner for r in per_depth.itertuples()
+            },
+            "pipeline": {f"depth_{int(r.depth)}": r.overall for r in per_depth.itertuples()},
+            "coverage_strict": float(pipeline["parsed_strict"].mean()),
+            "coverage_repaired": float(pipeline["parsed"].mean()),
+            "acc_on_parsed": float(pipeline.loc[pipeline["parsed"], "correct"].mean()),
+            "flip": flip_stats,
+            "mixture": mixture_metrics,
+            "gadgets": gadget_metrics,
         }
     )
+
+
+# The jobs of this instrument (declared in artifacts.py) and the function each runs.
+STAGE_FUNCTIONS = {
+    ("generate", None): generate,
+    ("count", None): count,
+    ("train", None): train,
+    ("score", None): score,
+}

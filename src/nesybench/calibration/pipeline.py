@@ -492,3 +492,13 @@ def calibrate(ctx) -> None:
         for prop, held_ in repairs[m].invariance.items():
             metrics[f"invariance_{m}_{prop}"] = held_
     ctx.write_metrics(metrics)
+
+
+# The jobs of this instrument (declared in artifacts.py) and the function each runs.
+STAGE_FUNCTIONS = {
+    ("generate", None): generate,
+    ("count", None): count,
+    ("train", None): train,
+    ("score", None): score,
+    ("calibrate", None): calibrate,
+}

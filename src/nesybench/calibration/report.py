@@ -1,5 +1,4 @@
-"""The calibration section of the nesybench report: every number read from the pipeline's artifacts.
-The calibration section of the nesybench report: every number read from the pipeline's artifacts."""
+"""The calibration section of the report: every number read from the pipeline's artifacts."""
 
 from __future__ import annotations
 
@@ -76,16 +75,17 @@ def section(loader) -> list[Block]:
         "bins": p["n_bins"],
         "strategy": p["strategy"],
     }
-    tau = cal_m["tau"]
+    tau = cal_m["calibrate.tau"]
     blocks: list[Block] = [
         Paragraph(
             f"A ComplEx link predictor ({p['model']['dim']} complex dimensions, "
             f"{p['model']['epochs']} SGD epochs on "
-            f"softplus(-y s)) is trained on {gen['world.train_triples']} of the "
-            f"{gen['world.known_true']} known-true "
-            f"triples of a {gen['world.entities']}-entity academic knowledge graph; "
-            f"{gen['world.heldout_triples']} true "
-            f"facts are held out. The labelled set has {gen['world.labelled']} triples: every "
+            f"softplus(-y s)) is trained on {gen['generate.world.train_triples']} of the "
+            f"{gen['generate.world.known_true']} known-true "
+            f"triples of a {gen['generate.world.entities']}-entity academic knowledge graph; "
+            f"{gen['generate.world.heldout_triples']} true "
+            f"facts are held out. The labelled set has {gen['generate.world.labelled']} triples: "
+            "every "
             "known-true triple plus "
             f"{p['corruptions']} seeded corruptions each. Calibrators are fitted on the `cal` "
             "half and every audit "
@@ -103,11 +103,12 @@ def section(loader) -> list[Block]:
             "Held-out true facts: the model's own probability sigmoid(s), and after temperature",
             exhibit.drop(columns="triple_id"),
             params=params,
-            note=f"Scores of positives span [{score_m['score_range.pos_min']:.3f}, "
-            f"{score_m['score_range.pos_max']:.3f}], "
-            f"negatives [{score_m['score_range.neg_min']:.3f}, "
-            f"{score_m['score_range.neg_max']:.3f}]. "
-            f"The lowest held-out probability, {score_m['heldout_min_p']:.4f}, belongs to a TRUE "
+            note=f"Scores of positives span [{score_m['score.score_range.pos_min']:.3f}, "
+            f"{score_m['score.score_range.pos_max']:.3f}], "
+            f"negatives [{score_m['score.score_range.neg_min']:.3f}, "
+            f"{score_m['score.score_range.neg_max']:.3f}]. "
+            f"The lowest held-out probability, {score_m['score.heldout_min_p']:.4f}, belongs to a "
+            "TRUE "
             "triple: "
             "confidently wrong.",
         ),
@@ -115,10 +116,12 @@ def section(loader) -> list[Block]:
             "BEFORE: reliability of p = sigmoid(s) on the evaluation half",
             reliability_display(before),
             params=params,
-            note=f"ECE {score_m['ece_before']:.4f}, MCE {score_m['mce_before']:.4f}, Brier "
-            f"{score_m['brier_before']:.4f}, "
-            f"NLL {score_m['nll_before']:.4f}, acc(0.5) {score_m['acc_before']:.4f}, AUC "
-            f"{score_m['auc']:.4f}. "
+            note=f"ECE {score_m['score.ece_before']:.4f}, MCE {score_m['score.mce_before']:.4f}, "
+            "Brier "
+            f"{score_m['score.brier_before']:.4f}, "
+            f"NLL {score_m['score.nll_before']:.4f}, acc(0.5) {score_m['score.acc_before']:.4f}, "
+            "AUC "
+            f"{score_m['score.auc']:.4f}. "
             "Every bin is listed; an empty bin has no confidence or accuracy (–).",
         ),
         Table(
@@ -126,8 +129,10 @@ def section(loader) -> list[Block]:
             trace,
             params=params,
             floatfmt="{:.6g}",
-            note=f"tau* = {tau:.4f} ({cal_m['tau_direction']}); NLL on the calibration half "
-            f"{cal_m['nll_cal_at_tau1']:.4f} at tau = 1 -> {cal_m['nll_cal_at_tau']:.4f} at tau*. "
+            note=f"tau* = {tau:.4f} ({cal_m['calibrate.tau_direction']}); NLL on the calibration "
+            "half "
+            f"{cal_m['calibrate.nll_cal_at_tau1']:.4f} at tau = 1 -> "
+            f"{cal_m['calibrate.nll_cal_at_tau']:.4f} at tau*. "
             "Valid because "
             "the NLL is convex in 1/tau, hence unimodal in tau on the bracket.",
         ),

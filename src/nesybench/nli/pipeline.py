@@ -464,3 +464,7 @@ def _per_depth_wide(per_depth: pd.DataFrame) -> pd.DataFrame:
     wide = per_depth.pivot(index="hops", columns="system", values=["label_acc", "proof_acc"])
     wide.columns = [f"{short[system]}_{metric}" for metric, system in wide.columns]
     return wide[sorted(wide.columns)].reset_index()
+
+
+# The jobs of this instrument (declared in artifacts.py) and the function each runs.
+STAGE_FUNCTIONS = {("generate", None): generate, ("count", None): count, ("score", None): score}

@@ -106,7 +106,7 @@ def section(loader) -> list[Block]:
                 f"P(label right and proof not strict) is {greedy['rfwr']:.3f} = label acc - proof "
                 "acc. Every answered "
                 "pipeline trace passes the checker (rate "
-                f"{m['prontoqa.pipeline_trace_pass_rate']:.3f}); it abstains "
+                f"{m['score.prontoqa.pipeline_trace_pass_rate']:.3f}); it abstains "
                 "exactly on the corrupted examples."
             ),
         ),
@@ -122,10 +122,12 @@ def section(loader) -> list[Block]:
             params={"seed": fl["seed"], "n": fl["n"], "label_mix": fl["label_mix"]},
             floatfmt="{:.3f}",
             note=(
-                f"majority = {m['folio.majority_freq']:.3f} against the 1/3 uniform guess; never "
+                f"majority = {m['score.folio.majority_freq']:.3f} against the 1/3 uniform guess; "
+                "never "
                 "saying Unknown caps a system "
-                f"at 1 - P(Unknown) = {m['folio.never_unknown_cap']:.3f}, where greedy CWA sits "
-                f"({m['folio.greedy_cwa.acc']:.3f})."
+                f"at 1 - P(Unknown) = {m['score.folio.never_unknown_cap']:.3f}, where greedy CWA "
+                "sits "
+                f"({m['score.folio.greedy_cwa.acc']:.3f})."
             ),
         ),
     ]

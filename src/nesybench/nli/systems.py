@@ -52,8 +52,7 @@ class SystemAnswer:
 
 
 def _statement_label(proved: Atom, question: Atom) -> str:
-    """``True`` when the proved atom is the question's statement, ``False`` when it is its negation.
-    ``True`` when the proved atom is the question's statement, ``False`` when it is its negation."""
+    """``True`` when the proved atom is the question's statement, ``False`` for its negation."""
     return "True" if proved == question else "False"
 
 

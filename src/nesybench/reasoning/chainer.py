@@ -235,8 +235,7 @@ def _join(
 
 
 def _unify(pattern: Atom, atom: Atom, binding: Binding) -> Binding | None:
-    """Extend ``binding`` so that ``pattern`` matches the ground ``atom`` (repeated variables too).
-    Extend ``binding`` so that ``pattern`` matches the ground ``atom`` (repeated variables too)."""
+    """Extend ``binding`` so ``pattern`` matches the ground ``atom`` (repeated variables too)."""
     if len(pattern.args) != len(atom.args):
         return None
     new = dict(binding)

@@ -22,8 +22,7 @@ class Heading:
 
 @dataclass
 class Paragraph:
-    """Prose; ``**bold**`` and ``code`` markup are kept as Markdown and rendered minimally in HTML.
-    Prose; ``**bold**`` and ``code`` markup are kept as Markdown and rendered minimally in HTML."""
+    """Prose; ``**bold**`` and ``code`` stay Markdown and are rendered minimally in HTML."""
 
     text: str
 

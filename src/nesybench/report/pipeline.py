@@ -11,11 +11,16 @@ import importlib
 import shutil
 from pathlib import Path
 
-from .. import INSTRUMENTS, STAGES
+import pandas as pd
+
+from .. import INSTRUMENT_MODULES, INSTRUMENTS, STAGES
+from ..artifacts import Registry, registry
 from ..errors import UserError
-from ..io import atomic_write, atomic_write_text, flatten, read_json, write_metrics
-from ..params import file_hash
-from .blocks import Table
+from ..io import atomic_write, atomic_write_text, parquet_metadata, read_json, write_metrics
+from ..params import file_hash, job_params, params_hash
+from ..progress import log
+from ..stages import PROVENANCE_KEY
+from .blocks import Paragraph, Table
 from .figures import close
 from .loader import ReportLoader
 from .render import render
@@ -28,48 +33,93 @@ TITLES = {
 }
 
 
-def merge_stage_metrics(root: Path, instrument: str) -> dict:
-    """Merge ``data/<stage>/<instrument>/metrics.json`` over the stages, in pipeline order.
+def merge_stage_metrics(root: Path, reg: Registry) -> dict:
+    """Merge the metrics of the instrument-wide jobs (no wildcards), in pipeline order.
 
-    A key written by two stages is an error: a metric must have one source.
+    Per-seed and sweep-cell jobs feed their aggregates, not the report.  A key written
+    by two jobs is an error: a metric must have one source.
     """
     merged: dict = {}
     source: dict[str, str] = {}
     for stage in STAGES:
-        path = root / "data" / stage / instrument / "metrics.json"
-        if not path.exists():
-            continue
-        for key, value in flatten(read_json(path)).items():
-            if key in merged:
-                raise ValueError(
-                    f"metric {instrument}:{key} is written by both {source[key]} and {stage}"
-                )
-            merged[key], source[key] = value, stage
+        for job in reg.jobs.values():
+            if job.stage != stage or job.wildcards or not job.metrics:
+                continue
+            for key, value in read_json(root / reg.metrics_path(stage, job.step)).items():
+                if key.startswith("_provenance."):
+                    continue
+                if key in merged:
+                    raise ValueError(
+                        f"metric {reg.instrument}:{key} is written by both "
+                        f"{source[key]} and {stage}"
+                    )
+                merged[key], source[key] = value, stage
     return merged
 
 
-def report(ctx) -> None:
-    landed = [i for i in ctx.args.get("instruments", "").split(",") if i]
+def verify_artifacts(root: Path, reg: Registry, section: dict) -> pd.DataFrame:
+    """Check every declared artifact exists, reads back and was made with these params.
+
+    Returns one provenance row per artifact (path, params hash, SHA-256 of its bytes).  A
+    missing, unreadable or stale artifact is a ``UserError`` naming it: the report never
+    stamps this params.yaml on tables computed from other params.
+    """
+    rows = []
+    for job, _, rel in reg.all_paths(section):
+        path = root / rel
+        expected = params_hash(job_params(section, job))
+        if not path.exists():
+            raise UserError(f"{rel}: missing artifact; rerun the pipeline to rebuild it")
+        if path.suffix == ".parquet":
+            try:
+                made_with = parquet_metadata(path).get("params_hash")
+            except Exception:  # any failure to read the footer is a corrupt file
+                path.unlink()
+                raise UserError(
+                    f"{rel}: unreadable artifact removed; rerun the pipeline to rebuild it"
+                ) from None
+        else:
+            made_with = read_json(path).get(PROVENANCE_KEY)
+        if made_with != expected:
+            raise UserError(
+                f"{rel}: made with other params (hash {made_with}, params.yaml gives {expected}); "
+                f"rerun its job ({reg.instrument} {job.stage}{' ' + job.step if job.step else ''})"
+            )
+        rows.append(
+            {"artifact": rel, "params_hash": made_with, "sha256": file_hash(path, digits=64)}
+        )
+    return pd.DataFrame(rows)
+
+
+def run_report(params: dict, *, root: Path, args: dict[str, str]) -> None:
+    """Verify every artifact, then write report.html, report.md, figures and metrics JSON."""
+    landed = [i for i in args.get("instruments", "").split(",") if i]
     unknown = [i for i in landed if i not in INSTRUMENTS]
     if unknown:
         raise UserError(
             f"--arg instruments: unknown instrument {unknown[0]!r}; expected some of "
             f"{', '.join(INSTRUMENTS)}"
         )
-    root = ctx.root
+    root = Path(root)
     params_yaml_hash = file_hash(root / "params.yaml")
 
-    sections = []
+    # Verify everything before computing anything: a stale or broken artifact stops the
+    # report before it writes a byte.
+    provenance = []
     for instrument in landed:
-        metrics = merge_stage_metrics(root, instrument)
-        write_metrics(root / "reports" / "metrics" / f"{instrument}.json", metrics)
-        ctx.log(f"reports/metrics/{instrument}.json: {len(metrics)} metrics")
-        module = importlib.import_module(f"nesybench.{instrument}.report")
-        section_params = ctx.all_params.get(instrument, {})
-        loader = ReportLoader(root, instrument, section_params)
-        blocks = module.section(loader)
-        # A table that names no params of its own states the instrument's top-level ones (seed,
-        # ...).
+        table = verify_artifacts(root, registry(instrument), params[instrument])
+        table.insert(0, "instrument", instrument)
+        provenance.append(table)
+    log(f"[report] {sum(len(t) for t in provenance)} artifacts verified")
+
+    sections, metrics_files = [], {}
+    for instrument in landed:
+        reg = registry(instrument)
+        metrics_files[instrument] = merge_stage_metrics(root, reg)
+        module = importlib.import_module(INSTRUMENT_MODULES[instrument]["report"])
+        section_params = params.get(instrument, {})
+        blocks = module.section(ReportLoader(root, reg, section_params))
+        # A table that names no params of its own states the instrument's top-level ones.
         top_level = {
             k: v for k, v in section_params.items() if isinstance(v, (bool, int, float, str))
         }
@@ -77,8 +127,9 @@ def report(ctx) -> None:
             if isinstance(block, Table) and not block.params:
                 block.params = dict(top_level)
         sections.append((TITLES.get(instrument, instrument), blocks))
+    sections.append(("Provenance", provenance_blocks(provenance, params_yaml_hash)))
 
-    title = ctx.params.get("title", "nesybench report")
+    title = params["report"].get("title", "nesybench report")
     intro = (
         f"Every number below was computed by this run of the pipeline from params.yaml "
         f"(sha256:{params_yaml_hash}); instruments in this report: {', '.join(landed) or 'none'}."
@@ -91,6 +142,9 @@ def report(ctx) -> None:
             if hasattr(block, "figure"):
                 close(block.figure)
 
+    for instrument, metrics in metrics_files.items():
+        write_metrics(root / "reports" / "metrics" / f"{instrument}.json", metrics)
+        log(f"[report] reports/metrics/{instrument}.json: {len(metrics)} metrics")
     fig_dir = root / "reports" / "figures"
     if fig_dir.exists():
         shutil.rmtree(fig_dir)  # a figure dropped from the report must not linger
@@ -99,7 +153,27 @@ def report(ctx) -> None:
         atomic_write(fig_dir / name, data)
     atomic_write_text(root / "reports" / "report.md", markdown)
     atomic_write_text(root / "reports" / "report.html", page)
-    ctx.log(
-        f"reports/report.html: {len(sections)} sections, {len(figures)} figures, "
+    log(
+        f"[report] reports/report.html: {len(sections)} sections, {len(figures)} figures, "
         f"{page.count('<table')} tables"
     )
+
+
+def provenance_blocks(tables: list[pd.DataFrame], params_yaml_hash: str) -> list:
+    """The appendix: every artifact the report read, its params hash and content hash."""
+    frame = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
+    if len(frame):
+        frame["sha256"] = frame["sha256"].str[:16]
+    return [
+        Paragraph(
+            "Every artifact below was verified before the report was written: it exists, reads "
+            "back, and carries the hash of the params it was made with, which equals the hash "
+            "of the current params.yaml section (per-seed jobs: without the sweep keys). The "
+            "content hash is the first 16 hex digits of the SHA-256 of the file's bytes."
+        ),
+        Table(
+            title="Artifacts read by this report",
+            df=frame,
+            params={"params.yaml sha256": params_yaml_hash},
+        ),
+    ]

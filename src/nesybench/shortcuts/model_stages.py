@@ -55,31 +55,6 @@ from .panel import (
 )
 from .tasks import all_states, resolve_knowledge, task_from_rows
 
-
-class _DeferredWrites:
-    """A stage's artifact writes, performed only once every claim has held.
-
-    A failed claim then leaves nothing behind that looks like a finished run.
-    """
-
-    def __init__(self, ctx):
-        self.ctx = ctx
-        self.calls: list[tuple[str, tuple, dict]] = []
-
-    def table(self, name, df, *, key):
-        self.calls.append(("write_table", (name, df), {"key": key}))
-
-    def plot(self, name, df):
-        self.calls.append(("write_plot", (name, df), {}))
-
-    def metrics(self, metrics):
-        self.calls.append(("write_metrics", (metrics,), {}))
-
-    def flush(self) -> None:
-        for method, args, kwargs in self.calls:
-            getattr(self.ctx, method)(*args, **kwargs)
-
-
 _MODELS = ("label_only", "concept_sup")
 
 
@@ -158,8 +133,7 @@ def _supervised_points(G: np.ndarray, n_points: int, seed) -> np.ndarray:
 
 
 def _prediction_tables(params_batch, names, splits, kb):
-    """Long concept table (model, split, point, concept, gold, logits, probs) and the label table.
-    Long concept table (model, split, point, concept, gold, logits, probs) and the label table."""
+    """The long concept table (model, split, point, concept, gold, logits, probs); labels."""
     k = kb.n_concepts
     concept_frames, label_frames = [], []
     for split, (X, G, Y) in sorted(splits.items()):
@@ -195,7 +169,6 @@ def _prediction_tables(params_batch, names, splits, kb):
 
 def train(ctx) -> None:
     """Head-to-head models and the OOD batch (see the module docstring)."""
-    out = _DeferredWrites(ctx)
     params, models = ctx.params, ctx.params["models"]
     config = _model_config(models)
     knowledge, task = _concept_task(
@@ -246,8 +219,8 @@ def train(ctx) -> None:
         )
     )
     concepts, labels = _prediction_tables(pair, _MODELS, splits, kb)
-    out.table("concepts", concepts, key=["model", "split", "point", "concept"])
-    out.table("labels", labels, key=["model", "split", "point"])
+    ctx.write_table("concepts", concepts, key=["model", "split", "point", "concept"])
+    ctx.write_table("labels", labels, key=["model", "split", "point"])
     curves = pd.DataFrame(
         {
             "model": np.repeat(_MODELS, config.epochs + 1),
@@ -256,10 +229,10 @@ def train(ctx) -> None:
             "concept_nll": np.concatenate([res.concept_nll[:, b], twin.concept_nll[:, 0]]),
         }
     )
-    out.table("curves", curves, key=["model", "epoch"])
+    ctx.write_table("curves", curves, key=["model", "epoch"])
     sweep = runs_frame(outcomes, task=models["task"], support_frac=float(models["support_frac"]))
     sweep["picked"] = sweep["seed_index"] == b
-    out.table("sweep", sweep, key=["seed_index"])
+    ctx.write_table("sweep", sweep, key=["seed_index"])
 
     # OOD: label-only models on a biased support, scored on the states the bias left out.
     ood_frac = float(models["ood_support_frac"])
@@ -286,7 +259,7 @@ def train(ctx) -> None:
         task=models["task"],
         support_frac=ood_frac,
     )
-    out.table("ood_runs", ood, key=["seed_index"])
+    ctx.write_table("ood_runs", ood, key=["seed_index"])
     tasks = pd.DataFrame(
         [
             {
@@ -309,21 +282,18 @@ def train(ctx) -> None:
             },
         ]
     )
-    out.table("tasks", tasks, key=["use"])
-    out.metrics(
+    ctx.write_table("tasks", tasks, key=["use"])
+    ctx.write_metrics(
         {
-            "train": {
-                "picked_seed": int(b),
-                "sweep_seeds": n_seeds,
-                "sweep_n_collapse": int(sum(o.collapse for o in outcomes)),
-                "final_label_nll": {
-                    "label_only": float(res.label_nll[-1, b]),
-                    "concept_sup": float(twin.label_nll[-1, 0]),
-                },
-            }
+            "picked_seed": int(b),
+            "sweep_seeds": n_seeds,
+            "sweep_n_collapse": int(sum(o.collapse for o in outcomes)),
+            "final_label_nll": {
+                "label_only": float(res.label_nll[-1, b]),
+                "concept_sup": float(twin.label_nll[-1, 0]),
+            },
         }
     )
-    out.flush()
 
 
 def _support_token(value: float) -> str:
@@ -333,22 +303,9 @@ def _support_token(value: float) -> str:
 def train_incidence(ctx) -> None:
     """One cell of the incidence sweep: ``--arg task=NAME --arg support=FRAC``."""
     params, inc = ctx.params, ctx.params["incidence"]
-    for key in ("task", "support"):
-        if key not in ctx.args:
-            raise UserError(f"train_incidence needs --arg {key}=..., got args {sorted(ctx.args)}")
-    task_name, token = ctx.args["task"], ctx.args["support"]
-    if task_name not in inc["tasks"]:
-        raise UserError(
-            f"--arg task: must be one of shortcuts.incidence.tasks {inc['tasks']}, got "
-            f"{task_name!r}"
-        )
-    tokens = [_support_token(s) for s in inc["support_fracs"]]
-    if token not in tokens:
-        raise UserError(
-            f"--arg support: must be one of shortcuts.incidence.support_fracs {tokens}, got "
-            f"{token!r}"
-        )
-    support_frac = float(token)
+    # The runner resolved the wildcards against params.yaml (a cell params.yaml names).
+    task_name, support_frac = ctx.wildcards["task"], float(ctx.wildcards["support"])
+    token = _support_token(support_frac)
     config = _model_config(params["models"])
     knowledge, task = _concept_task(ctx, task_name, support_frac, field="shortcuts.incidence.tasks")
     kb = _knowledge_table(knowledge)
@@ -374,7 +331,7 @@ def train_incidence(ctx) -> None:
     )
     runs = runs_frame(outcomes, task=task_name, support_frac=support_frac)
     runs["support"] = ",".join(task.support)
-    ctx.write_table(f"incidence-{task_name}-{token}", runs, key=["seed_index"])
+    ctx.write_table("runs", runs, key=["seed_index"])
 
 
 def _panel_from_tables(
@@ -421,13 +378,12 @@ def _ood_survivors(knowledge, support: list[str]) -> tuple[int, int, str]:
 
 def score(ctx) -> None:
     """The panel and every table the head-to-head, OOD and incidence sections print."""
-    out = _DeferredWrites(ctx)
     params, models = ctx.params, ctx.params["models"]
     concepts = ctx.read_table("concepts", stage="train")
     labels = ctx.read_table("labels", stage="train")
     tasks = ctx.read_table("tasks", stage="train").set_index("use")
     knowledge = _knowledge_for(params, models["task"], field="shortcuts.models.task")
-    source = str(ctx.data_path("concepts", stage="train").relative_to(ctx.root))
+    source = str(ctx.registry.path("train", "concepts"))
     panels, alphas = {}, {}
     for model in _MODELS:
         panels[model], alphas[model] = _panel_from_tables(
@@ -470,7 +426,7 @@ def score(ctx) -> None:
             for i, m in enumerate(order)
         ]
     )
-    out.table("panel", panel_df, key=["row"])
+    ctx.write_table("panel", panel_df, key=["row"])
     alpha_df = pd.DataFrame(
         [
             {"model": model, "true_state": g, "predicted_state": a}
@@ -478,7 +434,7 @@ def score(ctx) -> None:
             for g, a in alphas[model].items()
         ]
     )
-    out.table("alpha", alpha_df, key=["model", "true_state"])
+    ctx.write_table("alpha", alpha_df, key=["model", "true_state"])
     occ_df = pd.DataFrame(
         [
             {"model": model, "state": s, "count": int(c)}
@@ -486,7 +442,7 @@ def score(ctx) -> None:
             for s, c in zip(state_names, panels[model]["occurrence"])
         ]
     )
-    out.table("occurrence", occ_df, key=["model", "state"])
+    ctx.write_table("occurrence", occ_df, key=["model", "state"])
 
     seed = int(tasks.loc["head_to_head", "picked_seed"])
     n_sup, n_train = (
@@ -601,7 +557,7 @@ def score(ctx) -> None:
             }
         ]
     )
-    out.table("ood", ood_df, key=["task"])
+    ctx.write_table("ood", ood_df, key=["task"])
     ctx.print_table(
         "out-of-distribution: label-only models trained on the biased support, AccY off it",
         ood_df.drop(columns=["task"]),
@@ -619,8 +575,7 @@ def score(ctx) -> None:
     for task_name in inc["tasks"]:
         know = _knowledge_for(params, task_name, field="shortcuts.incidence.tasks")
         for frac in inc["support_fracs"]:
-            token = _support_token(frac)
-            runs = ctx.read_table(f"incidence-{task_name}-{token}", stage="train")
+            runs = ctx.read_table("runs", stage="train", task=task_name, support=float(frac))
             cell_support = runs["support"].iloc[0].split(",")
             counts = incidence_counts(runs["label_perfect"], runs["shortcut"], runs["collapse"])
             rows.append(
@@ -634,8 +589,8 @@ def score(ctx) -> None:
                 }
             )
     incidence = pd.DataFrame(rows)
-    out.table("incidence", incidence, key=["task", "support_frac"])
-    out.plot(
+    ctx.write_table("incidence", incidence, key=["task", "support_frac"])
+    ctx.write_plot(
         "incidence", incidence[["task", "support_frac", "log2_n_opt", "rate", "rate_lo", "rate_hi"]]
     )
     ctx.print_table(
@@ -671,16 +626,13 @@ def score(ctx) -> None:
             for t in inc["tasks"]
         },
     }
-    out.metrics(metrics)
-    out.flush()
+    ctx.write_metrics(metrics)
 
 
 def calibrate(ctx) -> None:
-    """Temperature-scale each model's concept heads: tau fitted on the train split, scored on test.
-    Temperature-scale each model's concept heads: tau fitted on the train split, scored on test."""
-    out = _DeferredWrites(ctx)
+    """Temperature-scale each model's concept heads: tau fitted on train, scored on test."""
     concepts = ctx.read_table("concepts", stage="train")
-    source = str(ctx.data_path("concepts", stage="train").relative_to(ctx.root))
+    source = str(ctx.registry.path("train", "concepts"))
     rows = []
     for model in _MODELS:
 
@@ -723,7 +675,7 @@ def calibrate(ctx) -> None:
             }
         )
     table = pd.DataFrame(rows)
-    out.table("concept_calibration", table, key=["model"])
+    ctx.write_table("concept_calibration", table, key=["model"])
     ctx.print_table("concept-head temperature scaling (tau fitted on train, scored on test)", table)
     lo = table.set_index("model").loc["label_only"]
     check_claim(
@@ -737,7 +689,7 @@ def calibrate(ctx) -> None:
             f"calibration cannot repair meaning: {r['model']} AccC is unchanged "
             f"({r['acc_c_before']!r} -> {r['acc_c_after']!r})",
         )
-    out.metrics(
+    ctx.write_metrics(
         {
             "concept_calibration": {
                 r["model"]: {
@@ -748,4 +700,3 @@ def calibrate(ctx) -> None:
             }
         }
     )
-    out.flush()

@@ -151,19 +151,17 @@ def generate(ctx) -> None:
                     }
                 )
             key = f"{name}.support_{_frac_key(frac)}"
-            metrics[f"generate.{key}.n_support"] = len(task.support)
-            metrics[f"generate.{key}.corr_concept_min"] = min(cert["corr_concept"])
+            metrics[f"{key}.n_support"] = len(task.support)
+            metrics[f"{key}.corr_concept_min"] = min(cert["corr_concept"])
             if cert["abs_corr_distractor"]:
-                metrics[f"generate.{key}.abs_corr_distractor_max"] = max(
-                    cert["abs_corr_distractor"]
-                )
+                metrics[f"{key}.abs_corr_distractor_max"] = max(cert["abs_corr_distractor"])
     # The demo task at `shortcuts.support_frac` is what `dvc exp run -S shortcuts.support_frac=...`
     # moves.
     demo_cert = certificates[demo["task"], p["support_frac"]]
-    metrics["generate.demo.support_frac"] = p["support_frac"]
-    metrics["generate.demo.n_support"] = len(demo_cert["support"])
+    metrics["demo.support_frac"] = p["support_frac"]
+    metrics["demo.n_support"] = len(demo_cert["support"])
     for split in SPLITS:
-        metrics[f"generate.demo.{split}_points"] = demo_cert["splits"][split]["points"]
+        metrics[f"demo.{split}_points"] = demo_cert["splits"][split]["points"]
     points = pd.DataFrame(point_rows, columns=POINT_COLUMNS)
     ctx.write_table("points", points, key=["task", "support_frac", "split", "point"])
     _generate_model_points(ctx)
@@ -458,7 +456,7 @@ def count(ctx) -> None:
                             "dimacs": cnf.to_dimacs(),
                         }
                     )
-                key = f"count.{name}.support_{_frac_key(frac)}.{extractor}"
+                key = f"{name}.support_{_frac_key(frac)}.{extractor}"
                 metrics[f"{key}.log2_n_opt"] = float(result.log2_n_opt)
                 if value < 2**53:
                     metrics[f"{key}.n_opt"] = int(value)
@@ -489,5 +487,14 @@ def _print_count_table(ctx, table: pd.DataFrame, tasks: dict) -> None:
         print(f"  {name} (k={k}): {knowledge.describe()}   ({n1}/{2**k} states satisfy)")
 
 
-# train / train_incidence / score / calibrate (issue 3) live in their own module.
-from .model_stages import calibrate, score, train, train_incidence  # noqa: E402,F401
+from .model_stages import calibrate, score, train, train_incidence  # noqa: E402
+
+# The jobs of this instrument (declared in artifacts.py) and the function each runs.
+STAGE_FUNCTIONS = {
+    ("generate", None): generate,
+    ("count", None): count,
+    ("train", None): train,
+    ("train", "incidence"): train_incidence,
+    ("score", None): score,
+    ("calibrate", None): calibrate,
+}

@@ -1,0 +1,107 @@
+"""The code a job runs, derived from the import graph: the rules' ``code`` inputs.
+
+A rule lists every source file its job can execute as an input, so that editing any of
+them reruns the job under Snakemake and DVC alike.  The list is not written by hand: it is
+the static import closure (every ``import`` in a module, including those inside functions)
+of the stage runner and of the modules the runner loads by name for that instrument (its
+pipeline and its artifact registry; for the report, every instrument's report section),
+plus the package data files (``*.yaml``) of the packages in the closure.
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import cache
+from pathlib import Path
+
+from . import INSTRUMENT_MODULES
+
+SRC = Path(__file__).resolve().parent
+PACKAGE = "nesybench"
+
+__all__ = ["code_inputs", "import_closure", "module_file"]
+
+
+def module_file(module: str, src: Path = SRC) -> Path | None:
+    """The source file of a ``nesybench.*`` module (package ``__init__`` or module file)."""
+    parts = module.split(".")
+    if parts[0] != PACKAGE:
+        return None
+    base = src.joinpath(*parts[1:])
+    if (base / "__init__.py").exists():
+        return base / "__init__.py"
+    if base.with_suffix(".py").exists():
+        return base.with_suffix(".py")
+    return None
+
+
+def _module_name(path: Path, src: Path) -> str:
+    rel = path.relative_to(src).with_suffix("")
+    parts = [PACKAGE, *rel.parts]
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def _imports(path: Path, src: Path) -> set[str]:
+    """Every ``nesybench.*`` module a file imports (relative imports resolved)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    name = _module_name(path, src)
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.split(".")[0] == PACKAGE)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                module = ".".join([*base, *([node.module] if node.module else [])])
+            elif node.module and node.module.split(".")[0] == PACKAGE:
+                module = node.module
+            else:
+                continue
+            found.add(module)
+            # `from pkg import mod` may name a submodule
+            found.update(f"{module}.{a.name}" for a in node.names)
+    closure = set()
+    for module in found:
+        # importing a.b.c runs a/__init__ and a/b/__init__ too
+        parts = module.split(".")
+        closure.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+    return closure
+
+
+def import_closure(modules: list[str], src: Path = SRC) -> set[Path]:
+    """Source files of ``modules`` and of everything they import, transitively."""
+    seen: set[Path] = set()
+    todo = list(modules)
+    while todo:
+        path = module_file(todo.pop(), src)
+        if path is None or path in seen:
+            continue
+        seen.add(path)
+        todo.extend(_imports(path, src))
+    return seen
+
+
+@cache
+def code_inputs(stage: str, instrument: str, root: str = ".") -> list[str]:
+    """Relative paths of every file a ``stages/<stage>.py <instrument>`` job can run."""
+    roots = [f"{PACKAGE}.stages"]
+    if instrument == "report":
+        roots.append(f"{PACKAGE}.report.pipeline")
+        for modules in INSTRUMENT_MODULES.values():
+            roots.extend([modules["report"], modules["artifacts"]])
+    else:
+        modules = INSTRUMENT_MODULES[instrument]
+        roots.extend([modules["pipeline"], modules["artifacts"]])
+    base = Path(root).resolve()
+    src = base / "src" / PACKAGE  # the checkout's sources, not wherever the package is installed
+    files = import_closure(roots, src)
+    data = set()
+    for path in files:
+        if path.name == "__init__.py":
+            data.update(path.parent.glob("data/*.yaml"))
+    rel = {str(p.relative_to(base)) for p in files | data}
+    rel.add(f"stages/{stage}.py")
+    return sorted(rel)
