@@ -159,19 +159,19 @@ def _lookup(params: dict, dotted: str) -> Any:
     return node
 
 
-def _key_references(schema: Any, registry: Registry, at: tuple = ()) -> list[tuple[tuple, str]]:
+def _key_references(schema: Any, resolver: Any, at: tuple = ()) -> list[tuple[tuple, str]]:
     """(schema path, dotted target) of every ``x-key-of`` annotation, following $refs."""
     found = []
     if isinstance(schema, dict):
         if "$ref" in schema:
-            target = registry.contents(schema["$ref"])
-            found.extend(_key_references(target, registry, at))
+            resolved = resolver.lookup(schema["$ref"])
+            found.extend(_key_references(resolved.contents, resolved.resolver, at))
         if "x-key-of" in schema:
             found.append((at, schema["x-key-of"]))
         for key, sub in schema.get("properties", {}).items():
-            found.extend(_key_references(sub, registry, (*at, key)))
+            found.extend(_key_references(sub, resolver, (*at, key)))
         if isinstance(schema.get("items"), dict):
-            found.extend(_key_references(schema["items"], registry, (*at, "[]")))
+            found.extend(_key_references(schema["items"], resolver, (*at, "[]")))
     return found
 
 
@@ -193,7 +193,7 @@ def _values_at(params: Any, path: tuple) -> list[tuple[str, Any]]:
 def _check_references(params: dict, schema_dir: Path, source: str) -> None:
     """Values annotated ``x-key-of: <section.key>`` must name a key of that mapping."""
     registry, main = _registry(schema_dir)
-    for path, target in _key_references(main, registry):
+    for path, target in _key_references(main, registry.resolver()):
         keys = _lookup(params, target)
         if not isinstance(keys, dict):
             continue

@@ -31,10 +31,11 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from . import INSTRUMENT_MODULES, INSTRUMENTS, STAGES
-from .artifacts import Job, Registry, plot_path, registry, wildcard_token
+from .artifacts import Job, Registry, plot_path, registry, seed_values, wildcard_token
 from .console import print_table
 from .errors import ClaimFailed, UserError, report_stop
 from .io import (
@@ -49,6 +50,7 @@ from .io import (
 from .params import job_params, load_params, params_hash
 from .progress import log
 from .runlock import check_other_runner_idle
+from .seeds import child_rng
 
 PROVENANCE_KEY = "_provenance.params_hash"
 StageFunction = Callable[["StageContext"], None]
@@ -90,6 +92,17 @@ class StageContext:
         if "seed" not in self.wildcards:
             raise RuntimeError(f"{self.instrument}:{self.stage} is not a per-seed job")
         return int(self.wildcards["seed"])
+
+    @property
+    def seeds(self) -> list[int]:
+        """The sweep's seeds (``0 .. n_seeds - 1``), for a job that gathers over them."""
+        if self.job.per_seed:
+            raise RuntimeError("a per-seed job cannot see the sweep (its params omit n_seeds)")
+        return seed_values(self.section)
+
+    def rng(self, *path: Any) -> np.random.Generator:
+        """This seed's random stream named ``path`` (``child_rng(seed, instrument, *path)``)."""
+        return child_rng(self.seed, self.instrument, *path)
 
     # ---- paths -----------------------------------------------------------
     def path(self, stage: str, name: str, *, ext: str = "parquet", **wildcards: Any) -> Path:

@@ -1,5 +1,4 @@
-"""The calibration stages end to end on the default params: claims, artifacts, determinism, exit
-codes."""
+"""The calibration sweep end to end: per-seed jobs, structural claims, the aggregate, exit codes."""
 
 from __future__ import annotations
 
@@ -13,50 +12,61 @@ from nesybench.io import read_json, read_parquet
 from nesybench.stages import run_stage
 
 REPO = Path(__file__).resolve().parents[2]
-STAGES = ("generate", "count", "train", "score", "calibrate")
+N_SEEDS = 3
 
 
 def _make_root(tmp: Path, **overrides) -> Path:
     params = yaml.safe_load((REPO / "params.yaml").read_text())
-    params["calibration"].update(overrides)
+    params["calibration"].update({"n_seeds": N_SEEDS, **overrides})
     tmp.mkdir(parents=True, exist_ok=True)
     (tmp / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     shutil.copytree(REPO / "workflow" / "schemas", tmp / "workflow" / "schemas")
     return tmp
 
 
-def _run(root: Path, stage: str) -> int:
-    return run_stage(stage, ["calibration", "--params", str(root / "params.yaml")])
+def _run(root: Path, stage: str, step: str | None = None, seed: int | None = None) -> int:
+    argv = ["calibration", *([step] if step else []), "--params", str(root / "params.yaml")]
+    if seed is not None:
+        argv += ["--arg", f"seed={seed}"]
+    return run_stage(stage, argv)
+
+
+def _run_sweep(root: Path, *, upto: str = "aggregate") -> None:
+    """Every job in dependency order, as Snakemake would run them."""
+    assert _run(root, "generate") == 0
+    for seed in range(N_SEEDS):
+        assert _run(root, "generate", "seed", seed) == 0
+    assert _run(root, "count") == 0
+    for stage in ("train", "score", "calibrate"):
+        for seed in range(N_SEEDS):
+            assert _run(root, stage, "seed", seed) == 0, (stage, seed)
+    if upto == "aggregate":
+        assert _run(root, "calibrate", "aggregate") == 0
+
+
+def _seed(root: Path, stage: str, name: str, seed: int) -> Path:
+    return root / "data" / stage / "calibration" / f"seed-{seed}" / f"{name}"
 
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory):
     root = _make_root(tmp_path_factory.mktemp("cal") / "a")
-    for stage in STAGES:
-        assert _run(root, stage) == 0, stage
+    _run_sweep(root)
     return root
 
 
-def test_pipeline_prints_tables_and_writes_declared_artifacts(root, capsys):
-    assert _run(root, "calibrate") == 0
-    out = capsys.readouterr().out
-    for marker in (
-        "[3] temperature scaling",
-        "[4a] AFTER (temperature)",
-        "[5] ledger",
-        "[6] invariances",
-        "[7] 95%",
-    ):
-        assert marker in out
-    for name in (
-        "after_reliability",
-        "ledger",
-        "invariance",
-        "temperature_trace",
-        "bootstrap",
-        "exhibit_after",
-    ):
-        assert (root / "data" / "calibrate" / "calibration" / f"{name}.parquet").exists()
+def test_sweep_writes_per_seed_artifacts_and_the_aggregate(root):
+    for seed in range(N_SEEDS):
+        for stage, name in (
+            ("generate", "labelled"),
+            ("train", "scores"),
+            ("score", "before_reliability"),
+            ("calibrate", "summary"),
+            ("calibrate", "ledger"),
+        ):
+            assert _seed(root, stage, f"{name}.parquet", seed).exists(), (stage, name, seed)
+    for name in ("distribution", "claims", "exhibit", "bootstrap", "summaries"):
+        assert (root / "data/calibrate/calibration" / f"{name}.parquet").exists()
     assert (
         (root / "reports" / "plots" / "calibration-reliability.csv")
         .read_text()
@@ -64,42 +74,52 @@ def test_pipeline_prints_tables_and_writes_declared_artifacts(root, capsys):
     )
 
 
-def test_pipeline_metrics_and_spec_claims(root):
-    gen = read_json(root / "data/generate/calibration/metrics.json")
-    assert gen["generate.world.labelled"] == 126 and gen["generate.world.known_true"] == 18
-    m = read_json(root / "data/calibrate/calibration/metrics.json")
-    s = read_json(root / "data/score/calibration/metrics.json")
-    for key in ("tau", "ece_after", "nll_after", "brier_after", "ece_platt", "ece_isotonic"):
-        assert f"calibrate.{key}" in m
-    for key in ("ece_before", "nll_before", "brier_before", "auc"):
-        assert f"score.{key}" in s
-    assert (
-        m["calibrate.tau"] > 1 and m["calibrate.tau_direction"] == "overconfident"
-    )  # spec: raw reading overconfident
-    assert m["calibrate.ece_after"] < s["score.ece_before"]  # spec: ECE strictly improves
+@pytest.mark.parametrize("seed", range(N_SEEDS))
+def test_structural_claims_hold_on_every_seed(root, seed):
+    m = read_json(_seed(root, "calibrate", "metrics_seed.json", seed))
+    s = read_json(_seed(root, "score", "metrics_seed.json", seed))
     assert m["calibrate.nll_cal_at_tau"] <= m["calibrate.nll_cal_at_tau1"]
-    assert (
-        m["calibrate.auc_after"] == s["score.auc"]
-        and m["calibrate.acc_after"] == s["score.acc_before"]
-    )  # bit-identical
-    inv = read_parquet(root / "data/calibrate/calibration/invariance.parquet")
+    assert m["calibrate.acc"] == s["score.acc"] and m["calibrate.auc"] == s["score.auc"]
+    inv = read_parquet(_seed(root, "calibrate", "invariance.parquet", seed))
     assert inv[inv["method"] == "temperature"]["held"].all()
-    ledger = read_parquet(root / "data/calibrate/calibration/ledger.parquet").set_index("metric")
+    ledger = read_parquet(_seed(root, "calibrate", "ledger.parquet", seed)).set_index("metric")
     assert not ledger.loc["acc", "moved_temperature"] and not ledger.loc["auc", "moved_temperature"]
-    before = read_parquet(root / "data/score/calibration/before_summary.parquet").set_index(
-        "metric"
-    )["value"]
+    before = read_parquet(_seed(root, "score", "before_summary.parquet", seed)).set_index("metric")[
+        "value"
+    ]
     parts = before["brier_calibration"] + before["brier_refinement"] + before["brier_residual"]
     assert abs(parts - before["brier"]) <= 1e-12
 
 
-def test_pipeline_tau_matches_scipy_on_the_calibration_half(root):
+def test_aggregate_summarises_every_seed(root):
+    summaries = read_parquet(root / "data/calibrate/calibration/summaries.parquet")
+    assert summaries["seed"].tolist() == list(range(N_SEEDS))
+    dist = read_parquet(root / "data/calibrate/calibration/distribution.parquet").set_index(
+        "metric"
+    )
+    taus = summaries["tau"]
+    assert dist.loc["tau", "mean"] == pytest.approx(taus.mean())
+    assert dist.loc["tau", "lo"] <= dist.loc["tau", "mean"] <= dist.loc["tau", "hi"]
+    assert dist.loc["tau", "n_seeds"] == N_SEEDS
+    claims = read_parquet(root / "data/calibrate/calibration/claims.parquet").set_index("claim")
+    assert claims.loc["tau_above_1", "holds_on"] == int((taus > 1).sum())
+    assert claims.loc["ece_improves", "holds_on"] == int(summaries["ece_improves"].sum())
+    exhibit = read_parquet(root / "data/calibrate/calibration/exhibit.parquet").iloc[0]
+    ranked = summaries.sort_values(["ece_change_temperature", "seed"])["seed"].tolist()
+    assert exhibit["seed"] == ranked[(N_SEEDS - 1) // 2] and exhibit["rule"] == "median"
+    metrics = read_json(root / "data/calibrate/calibration/metrics_aggregate.json")
+    assert metrics["calibrate.tau.mean"] == pytest.approx(taus.mean())
+    assert metrics["calibrate.tau.n_seeds"] == N_SEEDS
+    assert metrics["calibrate.tau.claim_rate"] == claims.loc["tau_above_1", "rate"]
+
+
+def test_tau_matches_scipy_on_the_calibration_half(root):
     from scipy.optimize import minimize_scalar
 
     from nesybench.metrics.calibration import nll_from_scores
 
-    lab = read_parquet(root / "data/generate/calibration/labelled.parquet")
-    scores = read_parquet(root / "data/train/calibration/scores.parquet")
+    lab = read_parquet(_seed(root, "generate", "labelled.parquet", 1))
+    scores = read_parquet(_seed(root, "train", "scores.parquet", 1))
     cal = lab.merge(scores, on="triple_id").query("split == 'cal'")
     ref = minimize_scalar(
         lambda t: nll_from_scores(cal["label"], cal["score"], temperature=t),
@@ -107,43 +127,48 @@ def test_pipeline_tau_matches_scipy_on_the_calibration_half(root):
         method="bounded",
         options={"xatol": 1e-12},
     )
-    tau = read_json(root / "data/calibrate/calibration/metrics.json")["calibrate.tau"]
+    tau = read_json(_seed(root, "calibrate", "metrics_seed.json", 1))["calibrate.tau"]
     assert abs(tau - ref.x) / ref.x <= 1e-6
 
 
-def test_pipeline_is_byte_identical_across_runs(root, tmp_path):
+def test_sweep_is_byte_identical_across_runs(root, tmp_path):
     other = _make_root(tmp_path / "b")
-    for stage in STAGES:
-        assert _run(other, stage) == 0
+    _run_sweep(other)
     files = sorted(p.relative_to(root) for p in (root / "data").rglob("*") if p.is_file())
-    assert files
+    assert len(files) > 20
     for rel in files:
         assert (root / rel).read_bytes() == (other / rel).read_bytes(), rel
-    plot = Path("reports/plots/calibration-reliability.csv")
-    assert (root / plot).read_bytes() == (other / plot).read_bytes()
 
 
-def test_failed_claim_exits_1_and_writes_nothing(root, tmp_path, capsys):
-    other = _make_root(tmp_path / "c", expect_direction="underconfident")
+def test_enforced_claim_below_its_rate_exits_1_and_writes_nothing(root, tmp_path, capsys):
+    claims = yaml.safe_load((REPO / "params.yaml").read_text())["calibration"]["claims"]
+    summaries = read_parquet(root / "data/calibrate/calibration/summaries.parquet")
+    # Enforce a claim at a rate above the one this sweep reached.
+    rate = float(summaries["ece_improves"].mean())
+    claims["ece_improves"] = {"min_rate": min(1.0, rate + 0.01), "enforce": True}
+    other = _make_root(tmp_path / "c", claims=claims)
     shutil.copytree(root / "data", other / "data")
-    shutil.rmtree(other / "data" / "calibrate")
-    assert _run(other, "calibrate") == 1
-    assert (
-        "claim failed: [calibration:calibrate] the raw reading is underconfident"
-        in capsys.readouterr().err
-    )
-    assert not (other / "data" / "calibrate").exists()
+    aggregate = other / "data/calibrate/calibration"
+    for name in ("distribution.parquet", "claims.parquet", "metrics_aggregate.json"):
+        (aggregate / name).unlink()
+    assert _run(other, "calibrate", "aggregate") == 1
+    err = capsys.readouterr().err
+    assert "claim failed: [calibration:calibrate:aggregate]" in err
+    assert f"holds on {int(summaries['ece_improves'].sum())} of {N_SEEDS} seeds" in err
+    assert not (aggregate / "distribution.parquet").exists()
 
 
-def test_ece_claim_can_fail_on_another_seed(tmp_path, capsys):
-    # bench/calibration_seeds.py: on seed 0 tau > 1 but the eval-half ECE gets worse.
-    other = _make_root(tmp_path / "e", seed=0)
-    for stage in STAGES[:-1]:
-        assert _run(other, stage) == 0
-    assert _run(other, "calibrate") == 1
-    assert (
-        "ECE on the evaluation half strictly improves under temperature" in capsys.readouterr().err
-    )
+def test_a_per_seed_job_of_another_sweep_size_is_the_same_job(root, tmp_path):
+    """Growing n_seeds leaves a finished seed's params (and so its bytes) unchanged."""
+    other = _make_root(tmp_path / "g", n_seeds=N_SEEDS + 2)
+    assert _run(other, "generate", "seed", 1) == 0
+    rel = Path("data/generate/calibration/seed-1/labelled.parquet")
+    assert (other / rel).read_bytes() == (root / rel).read_bytes()
+
+
+def test_a_seed_outside_the_sweep_is_refused(root, capsys):
+    assert _run(root, "train", "seed", N_SEEDS) == 2
+    assert "names no instance of this job" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
@@ -157,6 +182,8 @@ def test_ece_claim_can_fail_on_another_seed(tmp_path, capsys):
             "calibration.model.lr must be > 0",
         ),
         ({"extra": 1}, "calibration has unknown key extra"),
+        ({"n_seeds": 0}, "calibration.n_seeds must be >= 1, got 0"),
+        ({"exhibit": "best"}, "calibration.exhibit must be one of"),
     ],
 )
 def test_bad_params_exit_2_with_one_line(tmp_path, capsys, override, message):
@@ -170,15 +197,22 @@ def test_bad_params_exit_2_with_one_line(tmp_path, capsys, override, message):
 def test_report_section_reads_artifacts(root):
     from nesybench.calibration.report import section
     from nesybench.params import load_params
-    from nesybench.report.blocks import Figure, Table
+    from nesybench.report.blocks import Figure, Paragraph, Table
     from nesybench.report.loader import ReportLoader
 
     params = load_params(root / "params.yaml")["calibration"]
     blocks = section(ReportLoader(root, "calibration", params))
     titles = [b.title for b in blocks if isinstance(b, (Table, Figure))]
+    assert titles[:2] == [
+        f"Distribution over {N_SEEDS} seeds",
+        "The chapter's directional claims, seed by seed",
+    ]
     assert any(t.startswith("BEFORE") for t in titles) and any(
         t.startswith("Ledger") for t in titles
     )
     assert sum(t.startswith("AFTER") for t in titles) == 3
+    exhibit = read_parquet(root / "data/calibrate/calibration/exhibit.parquet").iloc[0]
+    text = " ".join(b.text for b in blocks if isinstance(b, Paragraph))
+    assert f"seed {exhibit['seed']}: the median ece_change_temperature" in text
     fig = [b for b in blocks if isinstance(b, Figure)][0]
     assert len(fig.figure.axes) == 4

@@ -1,14 +1,16 @@
 # calibration: does the link predictor's 0.97 mean 97 in 100? (spec ch07)
-#   generate   academic KG -> labelled triples (positives + 6 corruptions each), cal/eval halves
-#   count      base rate and class mix of each half
-#   train      ComplEx (8 complex dims) by SGD on softplus(-y s); raw scores of the labelled set
-#   score      BEFORE: reliability table, ECE/MCE/Brier/NLL/AUC of p = sigmoid(s) on the eval half
-#   calibrate  temperature (golden-section), Platt, isotonic fitted on the cal half; AFTER tables,
-#              ledger, invariances (asserted for temperature), bootstrap intervals
+# One job per seed for everything seeded; the aggregate summarises the sweep.
+#   generate            academic KG world (shared by every seed)
+#   generate  seed      labelled triples (positives + corruptions), cal/eval halves
+#   count               class mix of each half, every seed
+#   train     seed      ComplEx by SGD on softplus(-y s); raw scores of the labelled set
+#   score     seed      BEFORE: reliability table, ECE/MCE/Brier/NLL/AUC on the eval half
+#   calibrate seed      temperature (golden-section), Platt, isotonic; AFTER, ledger, invariances
+#   calibrate aggregate distributions over seeds, claim rates, the exhibit seed's bootstrap
 
 
 rule calibration_generate:
-    """calibration: academic KG world, labelled triples, stratified cal/eval split."""
+    """calibration: the academic KG world every seed shares."""
     input:
         code=code("generate", "calibration"),
         world="src/nesybench/calibration/data/academic_kg.yaml",
@@ -20,11 +22,26 @@ rule calibration_generate:
         "python stages/generate.py calibration"
 
 
+rule calibration_generate_seed:
+    """calibration: one seed's labelled triples and stratified cal/eval split."""
+    input:
+        code=code("generate", "calibration"),
+        world="src/nesybench/calibration/data/academic_kg.yaml",
+    output:
+        **stage_outputs("calibration", "generate", "seed"),
+    wildcard_constraints:
+        seed=SEED_PATTERN,
+    params:
+        section=job_section("calibration", "generate", "seed"),
+    shell:
+        "python stages/generate.py calibration seed --arg seed={wildcards.seed}"
+
+
 rule calibration_count:
-    """calibration: base rate and class mix per half (asserts equal class ratio)."""
+    """calibration: class mix per half on every seed (asserts the stratified split on each)."""
     input:
         code=code("count", "calibration"),
-        labelled=rules.calibration_generate.output.labelled,
+        labelled=instances("calibration", "generate", "seed", "labelled"),
     output:
         **stage_outputs("calibration", "count"),
     params:
@@ -33,57 +50,81 @@ rule calibration_count:
         "python stages/count.py calibration"
 
 
-rule calibration_train:
-    """calibration: ComplEx link predictor; raw scores of every labelled triple."""
+rule calibration_train_seed:
+    """calibration: one seed's ComplEx link predictor; raw scores of its labelled triples."""
     input:
         code=code("train", "calibration"),
         world="src/nesybench/calibration/data/academic_kg.yaml",
-        labelled=rules.calibration_generate.output.labelled,
+        labelled=rules.calibration_generate_seed.output.labelled,
     output:
-        **stage_outputs("calibration", "train"),
+        **stage_outputs("calibration", "train", "seed"),
+    wildcard_constraints:
+        seed=SEED_PATTERN,
     params:
-        section=section("calibration"),
+        section=job_section("calibration", "train", "seed"),
     shell:
-        "python stages/train.py calibration"
+        "python stages/train.py calibration seed --arg seed={wildcards.seed}"
 
 
-rule calibration_score:
-    """calibration: BEFORE reliability table and metrics on the evaluation half; held-out exhibit."""
+rule calibration_score_seed:
+    """calibration: one seed's BEFORE reliability table and metrics on the evaluation half."""
     input:
         code=code("score", "calibration"),
-        labelled=rules.calibration_generate.output.labelled,
-        scores=rules.calibration_train.output.scores,
+        labelled=rules.calibration_generate_seed.output.labelled,
+        scores=rules.calibration_train_seed.output.scores,
     output:
-        **stage_outputs("calibration", "score"),
+        **stage_outputs("calibration", "score", "seed"),
+    wildcard_constraints:
+        seed=SEED_PATTERN,
     params:
-        section=section("calibration"),
+        section=job_section("calibration", "score", "seed"),
     shell:
-        "python stages/score.py calibration"
+        "python stages/score.py calibration seed --arg seed={wildcards.seed}"
 
 
-rule calibration_calibrate:
-    """calibration: temperature / Platt / isotonic repair; AFTER tables, ledger, invariances, bootstrap."""
+rule calibration_calibrate_seed:
+    """calibration: one seed's temperature / Platt / isotonic repair; AFTER, ledger, invariances."""
     input:
         code=code("calibrate", "calibration"),
-        labelled=rules.calibration_generate.output.labelled,
-        scores=rules.calibration_train.output.scores,
+        labelled=rules.calibration_generate_seed.output.labelled,
+        scores=rules.calibration_train_seed.output.scores,
     output:
-        **stage_outputs("calibration", "calibrate"),
+        **stage_outputs("calibration", "calibrate", "seed"),
+    wildcard_constraints:
+        seed=SEED_PATTERN,
+    params:
+        section=job_section("calibration", "calibrate", "seed"),
+    shell:
+        "python stages/calibrate.py calibration seed --arg seed={wildcards.seed}"
+
+
+rule calibration_calibrate_aggregate:
+    """calibration: distributions and claim rates over seeds; the exhibit seed's bootstrap."""
+    input:
+        code=code("calibrate", "calibration"),
+        summaries=instances("calibration", "calibrate", "seed", "summary"),
+        after=instances("calibration", "calibrate", "seed", "after_reliability"),
+        before=instances("calibration", "score", "seed", "before_reliability"),
+        labelled=instances("calibration", "generate", "seed", "labelled"),
+        scores=instances("calibration", "train", "seed", "scores"),
+    output:
+        **stage_outputs("calibration", "calibrate", "aggregate"),
     params:
         section=section("calibration"),
     shell:
-        "python stages/calibrate.py calibration"
+        "python stages/calibrate.py calibration aggregate"
 
 
 REPORT_INPUTS["calibration"] = all_artifacts("calibration")
 
-# dvc plots spec of the reliability CSV (read by nesybench.dvc_export); one row per non-empty bin and method.
-PLOTS[rules.calibration_calibrate.output.plot_reliability] = {
+# dvc plots spec of the reliability CSV (read by nesybench.dvc_export): the exhibit seed,
+# one row per non-empty bin and method.
+PLOTS[rules.calibration_calibrate_aggregate.output.plot_reliability] = {
     "id": "calibration-reliability",
     "x": "conf",
     "y": "acc",
     "template": "scatter",
-    "title": "calibration: reliability (eval half), before and after each method",
+    "title": "calibration: reliability of the exhibit seed (eval half), before and after",
     "x_label": "mean confidence in bin",
     "y_label": "observed accuracy",
 }

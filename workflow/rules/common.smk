@@ -1,4 +1,6 @@
 from nesybench.artifacts import WILDCARD_PATTERN, registry
+
+SEED_PATTERN = "[0-9]+"  # a seed wildcard is a non-negative integer
 from nesybench.params import job_params
 from nesybench.workflow_code import code_inputs
 

@@ -1,24 +1,41 @@
-"""The calibration instrument's jobs and the artifacts each writes (see nesybench.artifacts)."""
+"""The calibration instrument's jobs and the artifacts each writes (see nesybench.artifacts).
 
-from ..artifacts import Job, Registry
+Everything seeded is computed once per seed (``seed-<s>/`` folders); ``calibrate aggregate``
+summarises the sweep.
+"""
+
+from ..artifacts import SEED, Job, Registry
 
 ARTIFACTS = Registry(
     "calibration",
     [
-        Job("generate", tables=("entities", "train_triples", "heldout_triples", "labelled")),
+        Job("generate", tables=("entities", "train_triples", "heldout_triples")),
+        Job("generate", "seed", tables=("labelled",), wildcards=(SEED,)),
         Job("count", tables=("class_mix",)),
-        Job("train", tables=("embeddings", "scores", "training_curve")),
-        Job("score", tables=("before_reliability", "before_summary", "heldout_exhibit")),
+        Job("train", "seed", tables=("embeddings", "scores", "training_curve"), wildcards=(SEED,)),
+        Job(
+            "score",
+            "seed",
+            tables=("before_reliability", "before_summary", "heldout_exhibit"),
+            wildcards=(SEED,),
+        ),
         Job(
             "calibrate",
+            "seed",
             tables=(
                 "after_reliability",
                 "ledger",
                 "invariance",
                 "temperature_trace",
-                "bootstrap",
                 "exhibit_after",
+                "summary",
             ),
+            wildcards=(SEED,),
+        ),
+        Job(
+            "calibrate",
+            "aggregate",
+            tables=("summaries", "distribution", "claims", "exhibit", "bootstrap"),
             plots=("reliability",),
         ),
     ],

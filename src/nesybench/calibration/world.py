@@ -22,7 +22,7 @@ import pandas as pd
 import yaml
 
 from ..errors import UserError
-from .seeds import child_rng
+from ..seeds import child_rng
 
 Triple = tuple[str, str, str]
 
