@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nesybench.calibration.temperature import fit_temperature
 from nesybench.cli import main
 from nesybench.io import read_parquet
 from nesybench.metrics.calibration import expected_calibration_error, sigmoid
+from nesybench.metrics.temperature import fit_temperature
 
 
 def _scores(n=200, seed=0, inflate=2.0):

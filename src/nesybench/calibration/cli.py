@@ -21,7 +21,7 @@ from ..io import dumps_json, read_parquet, write_parquet
 from ..metrics.calibration import sigmoid
 from ..params import params_hash
 from .audit import audit, repair
-from .calibrators import METHODS
+from .methods import METHODS
 
 SPLITS = ("cal", "eval")
 

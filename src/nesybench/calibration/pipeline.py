@@ -23,10 +23,9 @@ from ..metrics.calibration import (
 )
 from .audit import audit, ledger_table, repair
 from .complex_model import train_complex
+from .methods import METHODS
 from .seeds import child_rng
 from .world import build_labelled, entity_table, load_world, stratified_split, triple_table
-
-METHODS = ("temperature", "platt", "isotonic")
 
 
 def _tau_reading(tau: float) -> str:

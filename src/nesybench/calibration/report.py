@@ -6,8 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..report.blocks import Block, Figure, Paragraph, Table
-
-METHODS = ("temperature", "platt", "isotonic")
+from .methods import METHODS
 
 
 def reliability_display(table: pd.DataFrame) -> pd.DataFrame:
