@@ -21,10 +21,10 @@ import pandas as pd
 from scipy.stats import rankdata
 
 from ..errors import InputError
+from . import MAX_BINS
 from .stats import wilson_interval
 
 STRATEGIES = ("uniform", "quantile")
-MAX_BINS = 10_000  # more bins than this is a typo, not a binning (and would cost memory)
 
 
 # ---------------------------------------------------------------- validation
