@@ -156,4 +156,6 @@ def test_panel_handles_concepts_with_three_values():
     panel = concept_panel(c_true, probs)
     assert panel["acc_c"] == 5 / 6
     assert len(panel["occurrence"]) == 9 and sum(panel["occurrence"]) == 3
-    assert panel["cls_c_count"] == 1 - 3 / 9
+    assert panel["cls_c_count_all"] == 1 - 3 / 9  # 3 of the 9 joint states predicted
+    assert panel["n_gold_states"] == 3 and panel["n_states"] == 9
+    assert panel["cls_c_count"] == 1 - 2 / 3  # gold state (2, 1) is never predicted
