@@ -41,6 +41,7 @@ from scipy.special import logsumexp
 from scipy.special import softmax as _softmax
 
 from ..errors import InputError, check_claim
+from ..metrics import plain
 from ..metrics.multiclass import (
     SUMMARY_KEYS,
     check_logits,
@@ -85,8 +86,10 @@ class _AffineScaling:
     """Shared fit of ``softmax(A(z))`` for an affine map ``A`` by penalised NLL (L-BFGS-B)."""
 
     def __init__(self, *, reg: float = DEFAULT_REG, max_iter: int = 2000):
-        if not (isinstance(reg, (int, float)) and np.isfinite(reg) and reg > 0):
-            raise InputError(f"reg must be a finite number > 0, got {reg!r}")
+        if isinstance(reg, bool) or not (
+            isinstance(reg, (int, float)) and np.isfinite(reg) and reg > 0
+        ):
+            raise InputError(f"reg must be a finite number > 0, got {plain(reg)}")
         self.reg, self.max_iter = float(reg), max_iter
 
     # subclasses: _unpack(theta, k) -> (A, b); _apply(z, A, b); _grad(z, g, A, b) -> theta grad;
@@ -184,7 +187,10 @@ class MatrixScaling(_AffineScaling):
 
 
 class IsotonicOneVsRest:
-    """One isotonic map per class on ``softmax(z)_k``, then rows renormalised to sum to 1."""
+    """One isotonic map per class on ``softmax(z)_k``, then rows renormalised to sum to 1.
+
+    A class absent from the calibration rows maps to 0 everywhere, so it gets probability 0.
+    """
 
     def fit(self, logits, labels) -> IsotonicOneVsRest:
         from sklearn.isotonic import IsotonicRegression
@@ -284,7 +290,7 @@ class MulticlassRepair:
         )
 
 
-def check_calibration_split(labels, is_cal, *, n_classes: int | None = None) -> None:
+def check_calibration_split(labels, is_cal) -> None:
     """Both halves non-empty and at least two classes among the calibration rows."""
     y = np.asarray(labels)
     is_cal = np.asarray(is_cal, dtype=bool)

@@ -21,24 +21,13 @@ import pandas as pd
 from scipy.stats import rankdata
 
 from ..errors import InputError
-from . import MAX_BINS
+from . import MAX_BINS, plain
 from .stats import wilson_interval
 
 STRATEGIES = ("uniform", "quantile")
 
 
 # ---------------------------------------------------------------- validation
-def _plain(value) -> str:
-    """A number as a person writes it (``1.1``, not ``np.float64(1.1)``)."""
-    if isinstance(value, (bool, np.bool_)):
-        return str(bool(value))
-    if isinstance(value, (int, np.integer)):
-        return str(int(value))
-    if isinstance(value, (float, np.floating)):
-        return repr(float(value))
-    return repr(value)
-
-
 def check_labels(y_true, n: int | None = None) -> np.ndarray:
     """``y_true`` as a 1-D float array of 0/1 labels (``n`` of them when given).
 
@@ -57,7 +46,7 @@ def check_labels(y_true, n: int | None = None) -> np.ndarray:
     values = np.unique(y_true)
     if not np.all(np.isin(values, [0, 1])):
         raise InputError(
-            f"y_true must contain only 0 and 1, got {[_plain(v) for v in values.tolist()]}"
+            f"y_true must contain only 0 and 1, got {[plain(v) for v in values.tolist()]}"
         )
     return y_true.astype(float)
 
@@ -73,7 +62,7 @@ def check_scores(y_true, y_score, *, name: str = "y_score") -> tuple[np.ndarray,
     y = check_labels(y_true, y_score.shape[0])
     if not np.all(np.isfinite(y_score)):
         bad = y_score[~np.isfinite(y_score)][0]
-        raise InputError(f"{name} contains NaN or infinite values, e.g. {_plain(bad)}")
+        raise InputError(f"{name} contains NaN or infinite values, e.g. {plain(bad)}")
     return y, y_score
 
 
@@ -82,7 +71,7 @@ def check_probs(y_true, y_prob) -> tuple[np.ndarray, np.ndarray]:
     y, y_prob = check_scores(y_true, y_prob, name="y_prob")
     if y_prob.min() < 0 or y_prob.max() > 1:
         bad = y_prob[(y_prob < 0) | (y_prob > 1)][0]
-        raise InputError(f"y_prob contains values outside [0, 1]: {_plain(bad)}")
+        raise InputError(f"y_prob contains values outside [0, 1]: {plain(bad)}")
     return y, y_prob
 
 
@@ -93,7 +82,7 @@ def check_n_bins(n_bins) -> int:
         or not isinstance(n_bins, (int, np.integer))
         or not 1 <= n_bins <= MAX_BINS
     ):
-        raise InputError(f"n_bins must be an integer in [1, {MAX_BINS}], got {_plain(n_bins)}")
+        raise InputError(f"n_bins must be an integer in [1, {MAX_BINS}], got {plain(n_bins)}")
     return int(n_bins)
 
 
@@ -360,7 +349,7 @@ def nll_from_scores(y_true, y_score, *, temperature: float = 1.0) -> float:
     """
     y, s = check_scores(y_true, y_score)
     if not temperature > 0:
-        raise InputError(f"temperature must be > 0, got {_plain(temperature)}")
+        raise InputError(f"temperature must be > 0, got {plain(temperature)}")
     signed = 2.0 * y - 1.0
     return float(np.mean(np.logaddexp(0.0, -signed * s / temperature)))
 
@@ -477,9 +466,9 @@ def bootstrap_interval(
     if pred.shape != y.shape:
         raise InputError(f"y_true and y_pred must have equal shape, got {y.shape} and {pred.shape}")
     if not 0 < level < 1:
-        raise InputError(f"level must be in (0, 1), got {_plain(level)}")
+        raise InputError(f"level must be in (0, 1), got {plain(level)}")
     if n_resamples < 1:
-        raise InputError(f"n_resamples must be >= 1, got {_plain(n_resamples)}")
+        raise InputError(f"n_resamples must be >= 1, got {plain(n_resamples)}")
     pos, neg = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
     values = np.empty(n_resamples)
     for r in range(n_resamples):

@@ -26,18 +26,10 @@ import pandas as pd
 from scipy.special import logsumexp
 
 from ..errors import InputError
+from . import plain
 from .calibration import expected_calibration_error, reliability_table
 
 SUM_TOL = 1e-6  # how far a probability row may sum away from 1
-
-
-def _plain(value) -> str:
-    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
-        return str(int(value))
-    if isinstance(value, (float, np.floating)):
-        value = float(value)
-        return str(int(value)) if value.is_integer() and abs(value) < 1e16 else repr(value)
-    return repr(value)
 
 
 # ---------------------------------------------------------------- validation
@@ -60,7 +52,7 @@ def check_class_labels(y_true, n: int, n_classes: int, *, name: str = "y_true") 
         if bad.size:
             raise InputError(
                 f"{name} row {int(bad[0])}: expected a class index in [0, {n_classes - 1}], "
-                f"got {_plain(y[bad[0]])}"
+                f"got {plain(y[bad[0]])}"
             )
         y = y.astype(np.int64)
     elif y.dtype.kind not in "iu":
@@ -69,7 +61,7 @@ def check_class_labels(y_true, n: int, n_classes: int, *, name: str = "y_true") 
     if bad.size:
         raise InputError(
             f"{name} row {int(bad[0])}: expected a class index in [0, {n_classes - 1}] "
-            f"(the predictions have {n_classes} classes), got {_plain(y[bad[0]])}"
+            f"(the predictions have {n_classes} classes), got {plain(y[bad[0]])}"
         )
     return y.astype(np.int64)
 
@@ -109,14 +101,14 @@ def check_class_probs(y_true, y_prob) -> tuple[np.ndarray, np.ndarray]:
     if outside.any():
         row = int(np.flatnonzero(outside.any(axis=1))[0])
         raise InputError(
-            f"y_prob row {row} contains values outside [0, 1]: {_plain(p[row][outside[row]][0])}"
+            f"y_prob row {row} contains values outside [0, 1]: {plain(p[row][outside[row]][0])}"
         )
     sums = p.sum(axis=1)
     off = np.abs(sums - 1.0) > SUM_TOL
     if off.any():
         row = int(np.flatnonzero(off)[0])
         raise InputError(
-            f"y_prob row {row} must sum to 1 within {SUM_TOL:g}, got {_plain(sums[row])}"
+            f"y_prob row {row} must sum to 1 within {SUM_TOL:g}, got {plain(sums[row])}"
         )
     return y, p
 
@@ -209,7 +201,7 @@ def nll_from_logits(y_true, logits, *, temperature: float = 1.0) -> float:
     """
     y, z = check_logits(y_true, logits)
     if not temperature > 0:
-        raise InputError(f"temperature must be > 0, got {_plain(temperature)}")
+        raise InputError(f"temperature must be > 0, got {plain(temperature)}")
     z = z / temperature
     return float(np.mean(logsumexp(z, axis=1) - z[np.arange(len(y)), y]))
 

@@ -183,11 +183,11 @@ def run_count(args: argparse.Namespace) -> int:
 # ---- score-concepts: the concept panel on a user's own model ----
 
 SCORE_CONCEPTS_EXAMPLE = """
-CONCEPTS.parquet (or .csv): one row per (point, concept) with columns
+CONCEPTS.parquet: one row per (point, concept) with columns
   point int64, concept int64 (0-based, no gaps), gold int64 (gold value index),
   probs list<double> (probability of each value, at least 2; concept j's values are
   0..len(probs)-1; each row sums to 1)
-LABELS.parquet (optional): one row per point: point, y_true, y_pred (int64); with
+LABELS.parquet or .csv (optional): one row per point: point, y_true, y_pred (int64); with
   --outputs a,b: point, y_true_a, y_pred_a, y_true_b, y_pred_b (several label outputs).
 
 Metrics: AccC and exact-match AccC, macro F1(C), Cls(C) against the joint states the gold

@@ -48,6 +48,7 @@ import pandas as pd
 from sklearn.metrics import f1_score
 
 from ..errors import InputError, UserError
+from ..metrics import plain
 from ..metrics.calibration import expected_calibration_error
 
 CONCEPT_COLUMNS = ("point", "concept", "gold", "probs")
@@ -508,11 +509,6 @@ def _concept_schema():
     )
 
 
-def _plain(value) -> str:
-    value = float(value)
-    return repr(int(value)) if value.is_integer() and abs(value) < 1e16 else repr(value)
-
-
 def unpack_concept_table(
     df: pd.DataFrame, *, source: str
 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
@@ -576,7 +572,7 @@ def unpack_concept_table(
         if (mat < 0).any():
             i = int(np.nonzero((mat < 0).any(axis=1))[0][0])
             raise UserError(
-                f"{source}: probs has a negative value {_plain(mat[i][mat[i] < 0][0])} "
+                f"{source}: probs has a negative value {plain(mat[i][mat[i] < 0][0])} "
                 f"(row {int(rows[i])}: point {points[rows[i]]}, concept {j})"
             )
         sums = mat.sum(axis=1)
@@ -584,7 +580,7 @@ def unpack_concept_table(
         if off.any():
             i = int(np.nonzero(off)[0][0])
             raise UserError(
-                f"{source}: probs must sum to 1 within {SUM_TOL:g}, got {_plain(sums[i])} "
+                f"{source}: probs must sum to 1 within {SUM_TOL:g}, got {plain(sums[i])} "
                 f"(row {int(rows[i])}: point {points[rows[i]]}, concept {j})"
             )
         g = gold[rows]
