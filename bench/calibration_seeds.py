@@ -20,7 +20,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from nesybench.calibration.audit import audit, repair
 from nesybench.calibration.complex_model import train_complex
-from nesybench.calibration.seeds import child_rng
+from nesybench.seeds import child_rng
 from nesybench.calibration.world import build_labelled, load_world, stratified_split
 from nesybench.metrics.calibration import sigmoid
 from nesybench.params import load_params

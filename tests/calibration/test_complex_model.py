@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from nesybench.calibration.complex_model import ComplEx, train_complex
-from nesybench.calibration.seeds import child_rng
+from nesybench.seeds import child_rng
 from nesybench.calibration.world import load_world
 
 

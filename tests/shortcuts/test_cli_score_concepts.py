@@ -55,93 +55,106 @@ def test_score_concepts_json_has_the_spec_values(good, capsys):
         "n_points",
         "n_concepts",
         "acc_c",
+        "acc_c_exact",
         "f1_c",
         "cls_c",
         "cls_c_count",
+        "cls_c_all",
+        "cls_c_count_all",
+        "n_gold_states",
+        "n_pred_states",
+        "n_states",
         "ece_c",
+        "ece_c_values",
+        "ece_binning",
+        "entropy_c",
         "occurrence",
         "acc_y",
     }
     assert out["n_points"] == 400 and out["n_concepts"] == 2
     assert out["acc_c"] == 0.75 and out["acc_y"] == 1.0
+    assert out["acc_c_exact"] == 0.75  # the 10 cluster has both bits wrong, the rest none
     assert out["f1_c"] == pytest.approx(11 / 15)
+    # gold covers all 4 states equally: the gold and all-states forms coincide
     assert out["cls_c"] == pytest.approx(0.25) and out["cls_c_count"] == 0.25
+    assert out["cls_c_all"] == out["cls_c"] and out["cls_c_count_all"] == out["cls_c_count"]
+    assert (out["n_gold_states"], out["n_pred_states"], out["n_states"]) == (4, 3, 4)
     assert out["occurrence"] == [100, 200, 0, 100]
+    assert out["entropy_c"] == 0.0  # one-hot heads
+    assert out["ece_binning"].startswith("10 equal-width bins, left-closed")
+    by_value = {(r["concept"], r["value"]): r for r in out["ece_c_values"]}
+    assert by_value[(0, 1)]["n"] == 200 and by_value[(0, 1)]["ece"] == pytest.approx(0.5)
+    assert by_value[(0, 0)]["ece"] == 0.0
 
 
 def test_score_concepts_text_without_labels(good, capsys):
     concepts, _, _ = good
     assert main(["score-concepts", concepts]) == 0
     out = capsys.readouterr().out
-    assert "AccC (concept acc)   0.7500" in out and "AccY" not in out
+    assert "AccC (concept acc)" in out and "0.7500" in out and "AccY" not in out
+    assert "Cls(C) count, 4 gold states" in out and "occurrence v         [100, 200, 0, 100]" in out
 
 
-def _bad(tmp_path, capsys, df, expect, *, labels=None):
-    path = _write(df, tmp_path / "bad.parquet")
-    argv = ["score-concepts", path]
-    if labels is not None:
-        argv += ["--labels", _write(labels, tmp_path / "bad_labels.parquet")]
-    assert main(argv) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("error: ") and expect in err and "Traceback" not in err
-    assert len(err.strip().splitlines()) == 1
+def test_score_concepts_gold_on_six_of_eight_states_perfect_predictor_scores_zero(tmp_path, capsys):
+    states = [[0, 0, 0], [0, 0, 1], [0, 1, 0], [0, 1, 1], [1, 0, 0], [1, 0, 1]]  # 6 of 8
+    c_true = np.array(states * 10)
+    probs = [np.eye(2)[c_true[:, j]] for j in range(3)]
+    path = _write(concept_table(np.arange(60), c_true, probs), tmp_path / "six.parquet")
+    assert main(["score-concepts", path, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["cls_c"] == 0.0 and out["cls_c_count"] == 0.0  # against the 6 gold states
+    assert out["cls_c_count_all"] == 0.25  # 2 of the 8 states unseen in the test set
+    assert out["cls_c_all"] == pytest.approx(1 - np.log(6) / np.log(8))
+    assert out["n_gold_states"] == 6 and out["n_states"] == 8
 
 
-def test_score_concepts_missing_column(good, tmp_path, capsys):
-    _bad(tmp_path, capsys, good[2].drop(columns=["gold"]), "missing column 'gold'")
-
-
-def test_score_concepts_probs_of_different_lengths(good, tmp_path, capsys):
-    df = good[2].copy()
-    df.at[df.index[df["concept"] == 1][0], "probs"] = [0.5, 0.25, 0.25]
-    _bad(tmp_path, capsys, df, "probs of concept 1 have different lengths")
-
-
-def test_score_concepts_probs_not_summing_to_one(good, tmp_path, capsys):
-    df = good[2].copy()
-    df.at[5, "probs"] = [0.5, 0.4]
-    _bad(tmp_path, capsys, df, "probs must sum to 1 within 1e-06")
-
-
-def test_score_concepts_nan_in_probs(good, tmp_path, capsys):
-    df = good[2].copy()
-    df.at[7, "probs"] = [float("nan"), 1.0]
-    _bad(tmp_path, capsys, df, "NaN")
-
-
-def test_score_concepts_nan_in_gold(good, tmp_path, capsys):
-    df = good[2].copy()
-    df["gold"] = df["gold"].astype(float)
-    df.loc[3, "gold"] = float("nan")
-    _bad(tmp_path, capsys, df, "column 'gold' has missing (NaN/null) values")
-
-
-def test_score_concepts_gold_out_of_range(good, tmp_path, capsys):
-    df = good[2].copy()
-    df.loc[9, "gold"] = 2
-    _bad(tmp_path, capsys, df, "gold must be in 0..1")
-
-
-def test_score_concepts_point_missing_a_concept(good, tmp_path, capsys):
-    df = good[2]
-    df = df.drop(index=df.index[(df["point"] == 17) & (df["concept"] == 1)])
-    _bad(tmp_path, capsys, df, "point 17 is missing some concepts")
-
-
-def test_score_concepts_labels_missing_a_point(good, tmp_path, capsys):
+def test_score_concepts_several_label_outputs_and_groups(good, tmp_path, capsys):
+    concepts, _, _ = good
     labels = pd.DataFrame(
-        {"point": np.arange(399), "y_true": np.zeros(399), "y_pred": np.zeros(399)}
+        {
+            "point": np.arange(400),
+            "y_true_a": np.zeros(400, dtype=int),
+            "y_pred_a": np.zeros(400, dtype=int),
+            "y_true_b": np.ones(400, dtype=int),
+            "y_pred_b": (np.arange(400) % 4 != 0).astype(int),
+        }
     ).astype("int64")
-    _bad(
-        tmp_path, capsys, good[2], "point 399 of the concepts file has no label row", labels=labels
+    path = _write(labels, tmp_path / "multi.parquet")
+    argv = ["score-concepts", concepts, "--labels", path, "--outputs", "a,b"]
+    assert main(argv + ["--group", "first=0", "--group", "second=1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["acc_y_outputs"] == {"a": 1.0, "b": 0.75}
+    assert out["acc_y"] == 0.875 and out["acc_y_exact"] == 0.75
+    # concept 0 is predicted 0 on the 10 cluster: both of its values are still used
+    assert set(out["cls_c_groups"]) == {"first", "second"}
+    assert out["cls_c_groups"]["first"]["cls_c_count"] == 0.0
+    assert out["cls_c_groups_mean"] == pytest.approx(
+        np.mean([g["cls_c"] for g in out["cls_c_groups"].values()])
     )
 
 
-def test_score_concepts_labels_missing_column(good, tmp_path, capsys):
-    labels = pd.DataFrame({"point": np.arange(400), "y_true": np.zeros(400)}).astype("int64")
-    _bad(tmp_path, capsys, good[2], "missing column 'y_pred'", labels=labels)
+def test_score_concepts_bins_options_reach_the_ece(tmp_path, capsys):
+    from nesybench.shortcuts.panel import concept_ece
+
+    rng = np.random.default_rng(3)
+    c_true = rng.integers(0, 2, (200, 2))
+    # confidences on the bin edges 0.6 / 0.7 / 0.8: the two conventions bin them differently
+    conf = rng.choice([0.6, 0.7, 0.8], size=(200, 2))
+    probs = [np.column_stack([conf[:, j], 1 - conf[:, j]]) for j in range(2)]
+    path = _write(concept_table(np.arange(200), c_true, probs), tmp_path / "edges.parquet")
+    for extra, closed in (([], False), (["--bins-right-closed"], True)):
+        assert main(["score-concepts", path, "--bins", "5", "--json", *extra]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out["ece_c"] == concept_ece(c_true, probs, n_bins=5, right_closed=closed)
+        assert ("right-closed" in out["ece_binning"]) == closed
+    assert concept_ece(c_true, probs, n_bins=5) != concept_ece(
+        c_true, probs, n_bins=5, right_closed=True
+    )
 
 
-def test_score_concepts_file_not_found(tmp_path, capsys):
-    assert main(["score-concepts", str(tmp_path / "none.parquet")]) == 2
-    assert "file not found" in capsys.readouterr().err
+def test_score_concepts_reads_csv_probs_written_as_parquet_lists_only(tmp_path, capsys):
+    # CSV cannot hold a list column: the reader says which column and row is not a list.
+    path = tmp_path / "c.csv"
+    path.write_text('point,concept,gold,probs\n0,0,1,"[0.5, 0.5]"\n')
+    assert main(["score-concepts", str(path)]) == 2
+    assert "column 'probs' row 0: expected a list of finite numbers" in capsys.readouterr().err

@@ -21,10 +21,10 @@ import numpy as np
 from sklearn.isotonic import IsotonicRegression
 from sklearn.linear_model import LogisticRegression
 
-from ..metrics.calibration import _check_scores, sigmoid
-from .temperature import fit_temperature
-
-METHODS = ("temperature", "platt", "isotonic")
+from ..errors import InputError
+from ..metrics.calibration import check_scores, sigmoid
+from ..metrics.temperature import fit_temperature
+from .methods import METHODS
 
 
 class TemperatureCalibrator:
@@ -64,7 +64,7 @@ class PlattCalibrator:
         self.C = C
 
     def fit(self, scores, labels) -> PlattCalibrator:
-        y, s = _check_scores(labels, scores)
+        y, s = check_scores(labels, scores)
         self.model_ = LogisticRegression(C=self.C, solver="lbfgs", max_iter=10_000).fit(
             s[:, None], y.astype(int)
         )
@@ -86,7 +86,7 @@ class IsotonicCalibrator:
     """Non-decreasing step map from score to probability (scikit-learn ``IsotonicRegression``)."""
 
     def fit(self, scores, labels) -> IsotonicCalibrator:
-        y, s = _check_scores(labels, scores)
+        y, s = check_scores(labels, scores)
         self.model_ = IsotonicRegression(
             y_min=0.0, y_max=1.0, increasing=True, out_of_bounds="clip"
         ).fit(s, y)
@@ -117,7 +117,7 @@ def make_calibrator(
         return PlattCalibrator(C=platt_c)
     if method == "isotonic":
         return IsotonicCalibrator()
-    raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    raise InputError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
 
 
 def invariances(scores, p_before, p_after, labels) -> dict[str, bool]:

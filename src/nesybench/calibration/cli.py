@@ -1,61 +1,95 @@
 """``nesybench calibrate`` and ``nesybench reliability``: the calibration audit on the user's own
 scores.
 
-Input: a Parquet file with columns ``score`` (float, a logit: the model's
-probability is ``sigmoid(score)``), ``label`` (integer 0/1) and, for
-``calibrate``, ``split`` (string: ``cal`` rows fit the calibrator, ``eval``
-rows are audited before and after).
+Input: a Parquet or CSV file with ``label`` (integer) and either
+
+* ``score`` (float, a logit: the model's probability is ``sigmoid(score)``) with
+  ``label`` 0/1: a binary scorer; or
+* ``logits`` (list<double>, the same length K >= 2 on every row: the model's
+  probabilities are ``softmax(logits)``) with ``label`` in 0..K-1: a K-way head;
+
+and, for ``calibrate``, ``split`` (string: ``cal`` rows fit the calibrator,
+``eval`` rows are audited before and after).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import math
+import os
+from pathlib import Path
 
-import numpy as np
-import pandas as pd
-
-from ..console import format_table
-from ..errors import UserError
-from ..io import dumps_json, read_parquet, write_parquet
-from ..metrics.calibration import sigmoid
-from ..params import params_hash
-from .audit import audit, repair
-from .calibrators import METHODS
+from ..errors import InputError, UserError
+from ..metrics import MAX_BINS
+from .methods import METHODS, MULTICLASS_METHODS
 
 SPLITS = ("cal", "eval")
+ALL_METHODS = tuple(dict.fromkeys(METHODS + MULTICLASS_METHODS))
+DEFAULT_REG = 1e-3  # the L2 strength of vector / matrix scaling (calibration.multiclass)
+
+CALIBRATE_EPILOG = f"""
+Methods: binary scores (column score): {", ".join(METHODS)};
+K-way logits (column logits): {", ".join(MULTICLASS_METHODS)}.
+vector / matrix scaling minimise the mean NLL on the cal rows plus
+(reg/2)(||w - 1||^2 + ||b||^2), resp. (reg/2)(||W - I||^2 + ||b||^2) (--reg).
+Multi-class metrics: ece_top (top-label ECE), ece_classwise (mean one-vs-rest ECE),
+nll, brier (sum over classes), acc (argmax).
+
+Examples:
+  nesybench calibrate scores.parquet --method temperature --json
+  nesybench calibrate digit_logits.parquet --method matrix --bins 15 --out calibrated.parquet
+"""
 
 
-def _positive_int(text: str) -> int:
+def _bins(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {value}")
+        raise argparse.ArgumentTypeError(
+            f"must be an integer in [1, {MAX_BINS}], got {text[:40]!r}"
+        ) from None
+    if not 1 <= value <= MAX_BINS:
+        shown = str(value) if len(str(value)) <= 20 else str(value)[:17] + "..."
+        raise argparse.ArgumentTypeError(f"must be an integer in [1, {MAX_BINS}], got {shown}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text[:40]!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text[:40]}")
     return value
 
 
 def register(subparsers) -> None:
     cal = subparsers.add_parser(
         "calibrate",
-        help="fit temperature / Platt / isotonic on the cal split of your scores; audit the eval "
-        "split",
-        description=__doc__
-        + "\nExample: nesybench calibrate scores.parquet --method temperature --json",
+        help="fit a calibrator on the cal split and audit the eval split before and after",
+        description=__doc__,
+        epilog=CALIBRATE_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     cal.add_argument(
         "scores",
         metavar="SCORES.parquet",
-        help="columns score (float), label (0/1), split (cal/eval)",
+        help="label (int), split (cal/eval), and score (float) or logits (list<double>)",
     )
-    cal.add_argument("--method", required=True, choices=METHODS)
+    cal.add_argument("--method", required=True, choices=ALL_METHODS)
+    cal.add_argument(
+        "--reg",
+        type=_positive_float,
+        default=DEFAULT_REG,
+        metavar="R",
+        help=f"L2 strength towards the identity map, vector/matrix only (default {DEFAULT_REG:g})",
+    )
     _binning_args(cal)
     cal.add_argument(
         "--out",
         metavar="CALIBRATED.parquet",
-        help="write every row with its calibrated probability `prob`",
+        help="write every row with its calibrated probability `prob` (binary) or `probs` (K-way)",
     )
     cal.add_argument(
         "--json", action="store_true", help="print the audit as JSON instead of tables"
@@ -64,13 +98,17 @@ def register(subparsers) -> None:
 
     rel = subparsers.add_parser(
         "reliability",
-        help="reliability table, ECE, MCE, Brier, NLL, AUC of sigmoid(score) (no fitting)",
-        description="Audit sigmoid(score) against label on every row of SCORES.parquet (a `split` "
-        "column is ignored)."
+        help="reliability table, ECE/MCE, Brier decomposition, NLL and AUC of your scores",
+        description="Audit sigmoid(score) against label (binary), or softmax(logits) against the "
+        "class label (K-way), on every row of SCORES.parquet (a `split` column is ignored)."
         "\n\nExample: nesybench reliability scores.parquet --bins 15 --json",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    rel.add_argument("scores", metavar="SCORES.parquet", help="columns score (float), label (0/1)")
+    rel.add_argument(
+        "scores",
+        metavar="SCORES.parquet",
+        help="label (int) and score (float) or logits (list<double>)",
+    )
     _binning_args(rel)
     rel.add_argument(
         "--json", action="store_true", help="print the audit as JSON instead of a table"
@@ -80,7 +118,10 @@ def register(subparsers) -> None:
 
 def _binning_args(parser) -> None:
     parser.add_argument(
-        "--bins", type=_positive_int, default=10, help="number of bins (default 10)"
+        "--bins",
+        type=_bins,
+        default=10,
+        help=f"number of bins, 1 to {MAX_BINS} (default 10)",
     )
     parser.add_argument(
         "--bins-right-closed",
@@ -96,65 +137,134 @@ def _binning_args(parser) -> None:
     )
 
 
-def read_scores(path: str, *, need_split: bool) -> pd.DataFrame:
-    """Read and check a user's scores file; every defect is one ``UserError`` line."""
-    df = read_parquet(path)
-    expected = "score (float), label (integer 0/1)" + (
-        ", split (string cal/eval)" if need_split else ""
-    )
-    needed = ["score", "label"] + (["split"] if need_split else [])
-    for col in needed:
-        if col not in df.columns:
-            raise UserError(
-                f"{path}: missing column {col!r}; expected columns {expected}, got "
-                f"{list(df.columns)}"
-            )
-    if not pd.api.types.is_float_dtype(df["score"]):
-        raise UserError(f"{path}: column 'score' must be float (a logit), got {df['score'].dtype}")
-    if not pd.api.types.is_integer_dtype(df["label"]) or pd.api.types.is_bool_dtype(df["label"]):
-        raise UserError(f"{path}: column 'label' must be integer 0/1, got {df['label'].dtype}")
-    if need_split and not (
-        pd.api.types.is_string_dtype(df["split"]) or df["split"].dtype == object
-    ):
-        raise UserError(
-            f"{path}: column 'split' must be string (cal/eval), got {df['split'].dtype}"
-        )
-    if len(df) == 0:
-        raise UserError(f"{path}: no rows")
-    bad = sorted(set(df["label"].unique().tolist()) - {0, 1})
-    if bad:
-        raise UserError(f"{path}: column 'label' must contain only 0 and 1, got {bad[:5]}")
-    finite = np.isfinite(df["score"].to_numpy(dtype=float))
-    if not finite.all():
-        row = int(np.flatnonzero(~finite)[0])
-        raise UserError(
-            f"{path}: column 'score' must be finite, got {df['score'].iloc[row]} in row {row}"
-        )
+# ---------------------------------------------------------------- reading the user's file
+def _schema(kind: str, *, need_split: bool):
+    from ..tables import Column, TableSchema
+
+    if kind == "binary":
+        columns = [Column("score", "float"), Column("label", "int", min=0, max=1)]
+    else:
+        columns = [Column("logits", "float_list"), Column("label", "int", min=0)]
     if need_split:
-        splits = df["split"].astype(object)
-        unknown = sorted({str(v) for v in splits.unique()} - set(SPLITS))
-        if unknown or splits.isna().any():
+        columns.append(Column("split", "str", choices=SPLITS))
+    return TableSchema(tuple(columns))
+
+
+def read_scores(path: str, *, need_split: bool):
+    """Read and check a user's scores file: ``(df, kind, logits)``.
+
+    ``kind`` is ``"binary"`` (column ``score``) or ``"multiclass"`` (column
+    ``logits``; then ``logits`` is the ``(n, K)`` array).  Every defect is one
+    :class:`~nesybench.errors.UserError` line naming the file, the column and the row.
+    """
+    import numpy as np
+
+    from ..tables import load_frame, validate_table
+
+    df = load_frame(path)
+    has_score, has_logits = "score" in df.columns, "logits" in df.columns
+    if has_score and has_logits:
+        raise UserError(
+            f"{path}: has both 'score' and 'logits'; keep one (score: one logit per row, binary; "
+            "logits: a list per row, K-way)"
+        )
+    if not (has_score or has_logits):
+        split = ", split (cal/eval)" if need_split else ""
+        raise UserError(
+            f"{path}: missing column 'score' (binary) or 'logits' (K-way); expected columns "
+            f"score or logits, label{split}; got {', '.join(map(str, df.columns)) or 'none'}"
+        )
+    kind = "binary" if has_score else "multiclass"
+    df = validate_table(df, _schema(kind, need_split=need_split), source=path)
+    if kind == "binary":
+        return df, kind, None
+    rows = df["logits"].tolist()
+    width = len(rows[0])
+    for i, row in enumerate(rows):
+        if len(row) != width:
             raise UserError(
-                f"{path}: column 'split' must be 'cal' or 'eval', got {unknown or ['<null>']}"
+                f"{path}: column 'logits' row {i}: expected {width} values (as row 0), "
+                f"got {len(row)}; every row lists the logits of the same K classes"
             )
-        for split in SPLITS:
-            part = df.loc[splits == split, "label"]
-            if part.empty:
-                raise UserError(
-                    f"{path}: split {split!r} is empty; need rows with split == {split!r}"
-                )
-            if part.nunique() < 2:
-                only = int(part.iloc[0])
-                raise UserError(
-                    f"{path}: split {split!r} has only label {only} ({len(part)} rows); it needs "
-                    "both classes"
-                )
-    return df.reset_index(drop=True)
+    if width < 2:
+        raise UserError(
+            f"{path}: column 'logits' row 0: expected at least 2 values (K >= 2 classes), "
+            f"got {width}"
+        )
+    logits = np.array([np.asarray(r, dtype=float) for r in rows], dtype=float)
+    labels = df["label"].to_numpy()
+    bad = np.flatnonzero(labels >= width)
+    if bad.size:
+        i = int(bad[0])
+        raise UserError(
+            f"{path}: column 'label' row {i}: expected a class index in [0, {width - 1}] "
+            f"(the logits have {width} values), got {int(labels[i])}"
+        )
+    return df, kind, logits
 
 
-def _audit_json(result) -> dict:
-    keys = ("ece", "mce", "brier", "nll", "auc", "acc", "ce2_debiased", "ece_equal_mass")
-    bins = [
+def _check_binary_splits(path: str, df) -> None:
+    splits = df["split"]
+    for split in SPLITS:
+        part = df.loc[splits == split, "label"]
+        if part.empty:
+            raise UserError(f"{path}: split {split!r} is empty; need rows with split == {split!r}")
+        if part.nunique() < 2:
+            raise UserError(
+                f"{path}: split {split!r} has only label {int(part.iloc[0])} ({len(part)} rows); "
+                "it needs both classes"
+            )
+
+
+def _check_method(path: str, kind: str, method: str) -> None:
+    if kind == "binary" and method not in METHODS:
+        raise UserError(
+            f"--method {method} calibrates K-way logits, but {path} has one 'score' per row "
+            f"(binary); use {', '.join(METHODS)}, or give a 'logits' column"
+        )
+    if kind == "multiclass" and method not in MULTICLASS_METHODS:
+        raise UserError(
+            f"--method {method} is binary (one score per row), but {path} has 'logits' "
+            f"(K-way); use {', '.join(MULTICLASS_METHODS)}"
+        )
+
+
+def _check_out(out: str | None) -> None:
+    """Refuse an output path that cannot be written before doing any work."""
+    if not out:
+        return
+    path = Path(out)
+    if path.is_dir():
+        raise UserError(f"--out {out}: is a directory; give a file path")
+    ancestor = path.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise UserError(f"--out {out}: {ancestor} is a file, not a directory")
+    if not os.access(ancestor, os.W_OK):
+        raise UserError(f"--out {out}: directory {ancestor} is not writable")
+
+
+def _write_out(out: str, table, params: dict) -> None:
+    from ..io import write_parquet
+    from ..params import params_hash
+
+    try:
+        write_parquet(
+            table,
+            out,
+            key=["row"],
+            instrument="calibration",
+            stage="cli",
+            params_hash=params_hash(params),
+        )
+    except OSError as exc:
+        raise UserError(f"--out {out}: cannot write ({exc.strerror or exc})") from None
+
+
+# ---------------------------------------------------------------- output
+def _bins_json(table) -> list[dict]:
+    return [
         {
             "lo": r.lo,
             "hi": r.hi,
@@ -162,44 +272,97 @@ def _audit_json(result) -> dict:
             "conf": None if r.count == 0 else r.conf,
             "acc": None if r.count == 0 else r.acc,
         }
-        for r in result.reliability.itertuples()
+        for r in table.itertuples()
     ]
-    return {**{k: result.summary[k] for k in keys}, "n": result.summary["n"], "bins": bins}
+
+
+def _auc_note(summary: dict) -> str | None:
+    if not math.isnan(summary["auc"]):
+        return None
+    n, pos = summary["n"], summary["positives"]
+    only = 1 if pos == n else 0
+    return f"undefined: all {n} rows have label {only}; AUC needs both classes"
+
+
+def _audit_json(result) -> dict:
+    keys = ("ece", "mce", "brier", "nll", "auc", "acc", "ce2_debiased", "ece_equal_mass")
+    out = {k: result.summary[k] for k in keys}
+    note = _auc_note(result.summary)
+    if note:
+        out["auc"] = None
+        out["auc_note"] = note
+    return {**out, "n": result.summary["n"], "bins": _bins_json(result.reliability)}
+
+
+def _binning_json(args) -> dict:
+    return {
+        "n_bins": args.bins,
+        "right_closed": bool(args.bins_right_closed),
+        "strategy": args.strategy,
+        "convention": "(b/B, (b+1)/B], 0 in bin 0"
+        if args.bins_right_closed
+        else "[b/B, (b+1)/B), 1 in bin B-1",
+    }
 
 
 def _print_audit(title: str, result) -> None:
+    from ..console import format_table
+
     s = result.summary
     print(f"\n{title}")
     cols = ["bin", "lo", "hi", "count", "conf", "acc", "gap", "acc_lo", "acc_hi"]
     print(format_table(result.reliability[cols]))
+    auc = "undefined (one class)" if math.isnan(s["auc"]) else f"{s['auc']:.4f}"
     print(
         f"  n = {s['n']}  ECE = {s['ece']:.4f}  MCE = {s['mce']:.4f}  Brier = {s['brier']:.4f}  "
-        f"NLL = {s['nll']:.4f}  acc(0.5) = {s['acc']:.4f}  AUC = {s['auc']:.4f}"
+        f"NLL = {s['nll']:.4f}  acc(0.5) = {s['acc']:.4f}  AUC = {auc}"
     )
 
 
+def _top_bins(reliability, reading: str | None = None):
+    sel = reliability[reliability["target"] == "top"]
+    if reading is not None:
+        sel = sel[sel["reading"] == reading]
+    return sel.reset_index(drop=True)
+
+
+def _multiclass_side_json(summary: dict, top_table) -> dict:
+    return {**summary, "bins": _bins_json(top_table)}
+
+
+# ---------------------------------------------------------------- commands
 def run_calibrate(args) -> int:
-    df = read_scores(args.scores, need_split=True)
+    df, kind, logits = read_scores(args.scores, need_split=True)
+    _check_method(args.scores, kind, args.method)
+    _check_out(args.out)
+    if kind == "multiclass":
+        return _calibrate_multiclass(args, df, logits)
+    import numpy as np
+
+    from ..metrics.calibration import sigmoid
+    from .audit import audit, repair
+
+    _check_binary_splits(args.scores, df)
     s = df["score"].to_numpy(dtype=float)
     y = df["label"].to_numpy().astype(int)
-    is_cal = (df["split"].astype(str) == "cal").to_numpy()
+    is_cal = (df["split"] == "cal").to_numpy()
     ev = ~is_cal
     opts = dict(n_bins=args.bins, right_closed=args.bins_right_closed, strategy=args.strategy)
     before = audit(y[ev], sigmoid(s[ev]), logits=s[ev], **opts)
     rep = repair(args.method, s, y, is_cal, **opts)
     if args.out:
-        out = df.assign(row=np.arange(len(df)), prob=rep.p_all)
-        write_parquet(
-            out,
+        _write_out(
             args.out,
-            key=["row"],
-            instrument="calibration",
-            stage="cli",
-            params_hash=params_hash({"method": args.method, **opts}),
+            df.assign(row=np.arange(len(df)), prob=rep.p_all),
+            {"method": args.method, **opts},
         )
     if args.json:
+        from ..io import dumps_json
+
         payload = {
             "method": args.method,
+            "kind": "binary",
+            "binning": _binning_json(args),
             "before": _audit_json(before),
             "after": _audit_json(rep.after),
             "invariance": rep.invariance,
@@ -209,6 +372,8 @@ def run_calibrate(args) -> int:
             payload["tau"] = rep.params["tau"]
         print(dumps_json(payload), end="")
         return 0
+    import json
+
     _print_audit(f"BEFORE: sigmoid(score) on the eval split ({args.scores})", before)
     _print_audit(f"AFTER ({args.method}, {json.dumps(rep.params)}) on the eval split", rep.after)
     held = ", ".join(f"{k}={'kept' if v else 'CHANGED'}" for k, v in rep.invariance.items())
@@ -216,20 +381,115 @@ def run_calibrate(args) -> int:
     return 0
 
 
+def _calibrate_multiclass(args, df, logits) -> int:
+    import numpy as np
+
+    from .multiclass import calibrate_multiclass, check_calibration_split
+
+    y = df["label"].to_numpy().astype(np.int64)
+    is_cal = (df["split"] == "cal").to_numpy()
+    try:
+        check_calibration_split(y, is_cal)
+    except InputError as exc:
+        raise UserError(f"{args.scores}: {exc}") from None
+    opts = dict(n_bins=args.bins, right_closed=args.bins_right_closed, strategy=args.strategy)
+    rep = calibrate_multiclass(logits, y, is_cal, method=args.method, reg=args.reg, **opts)
+    if args.out:
+        probs = [list(map(float, row)) for row in rep.probs_after]
+        hashed = {"method": args.method, **opts}
+        if args.method in ("vector", "matrix"):
+            hashed["reg"] = args.reg
+        _write_out(args.out, df.assign(row=np.arange(len(df)), probs=probs), hashed)
+    if args.json:
+        from ..io import dumps_json
+
+        payload = {
+            "method": args.method,
+            "kind": "multiclass",
+            "n_classes": rep.n_classes,
+            "binning": _binning_json(args),
+            "before": _multiclass_side_json(rep.before, _top_bins(rep.reliability, "before")),
+            "after": _multiclass_side_json(rep.after, _top_bins(rep.reliability, "after")),
+            "invariance": rep.invariance,
+            "params": rep.params,
+        }
+        if args.method == "temperature":
+            payload["tau"] = rep.params["tau"]
+        print(dumps_json(payload), end="")
+        return 0
+    from ..console import format_table
+
+    n_eval = int((~is_cal).sum())
+    print(
+        f"{args.method} scaling of a {rep.n_classes}-way head ({args.scores}): fitted on "
+        f"{int(is_cal.sum())} cal rows, audited on {n_eval} eval rows"
+    )
+    print(format_table(rep.table().drop(columns="method")))
+    print(f"  parameters: {_params_text(rep.params)}")
+    held = ", ".join(f"{k}={'kept' if v else 'CHANGED'}" for k, v in rep.invariance.items())
+    print(f"  invariances over all rows: {held}")
+    return 0
+
+
+def _params_text(params: dict) -> str:
+    import numpy as np
+
+    parts = []
+    for key, value in params.items():
+        if isinstance(value, list):
+            arr = np.asarray(value)
+            text = np.array2string(arr, precision=4, max_line_width=10_000, threshold=50)
+            parts.append(f"{key} = {' '.join(text.split())}")
+        else:
+            parts.append(f"{key} = {value:.6g}" if isinstance(value, float) else f"{key} = {value}")
+    return "; ".join(parts)
+
+
 def run_reliability(args) -> int:
-    df = read_scores(args.scores, need_split=False)
+    df, kind, logits = read_scores(args.scores, need_split=False)
+    opts = dict(n_bins=args.bins, right_closed=args.bins_right_closed, strategy=args.strategy)
+    if kind == "multiclass":
+        return _reliability_multiclass(args, df, logits, opts)
+    from ..metrics.calibration import sigmoid
+    from .audit import audit
+
     s = df["score"].to_numpy(dtype=float)
     y = df["label"].to_numpy().astype(int)
-    result = audit(
-        y,
-        sigmoid(s),
-        logits=s,
-        n_bins=args.bins,
-        right_closed=args.bins_right_closed,
-        strategy=args.strategy,
-    )
+    result = audit(y, sigmoid(s), logits=s, **opts)
     if args.json:
-        print(dumps_json(_audit_json(result)), end="")
+        from ..io import dumps_json
+
+        print(dumps_json({**_audit_json(result), "binning": _binning_json(args)}), end="")
     else:
         _print_audit(f"reliability of sigmoid(score) ({args.scores})", result)
+    return 0
+
+
+def _reliability_multiclass(args, df, logits, opts) -> int:
+    from ..metrics.multiclass import multiclass_reliability, multiclass_summary, softmax
+
+    y = df["label"].to_numpy()
+    p = softmax(logits)
+    summary = multiclass_summary(y, p, logits=logits, **opts)
+    top = _top_bins(multiclass_reliability(y, p, **opts))
+    if args.json:
+        from ..io import dumps_json
+
+        payload = {
+            **_multiclass_side_json(summary, top),
+            "n_classes": int(logits.shape[1]),
+            "binning": _binning_json(args),
+        }
+        print(dumps_json(payload), end="")
+        return 0
+    from ..console import format_table
+
+    print(f"\nreliability of softmax(logits), top label ({args.scores})")
+    cols = ["bin", "lo", "hi", "count", "conf", "acc", "gap", "acc_lo", "acc_hi"]
+    print(format_table(top[cols]))
+    print(
+        f"  n = {summary['n']}  K = {logits.shape[1]}  ECE(top) = {summary['ece_top']:.4f}  "
+        f"ECE(classwise) = {summary['ece_classwise']:.4f}  NLL = {summary['nll']:.4f}  "
+        f"Brier = {summary['brier']:.4f}  acc = {summary['acc']:.4f}"
+    )
     return 0

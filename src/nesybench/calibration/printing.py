@@ -6,7 +6,7 @@ import pandas as pd
 
 from ..console import print_table
 from ..sweep import describe_exhibit
-from .calibrators import METHODS
+from .methods import METHODS
 
 
 def reliability_display(table: pd.DataFrame) -> pd.DataFrame:

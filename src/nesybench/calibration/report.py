@@ -6,7 +6,7 @@ import pandas as pd
 
 from ..report.blocks import Block, Figure, Paragraph, Table
 from ..sweep import describe_exhibit
-from .calibrators import METHODS
+from .methods import METHODS
 from .printing import reliability_display
 
 

@@ -15,7 +15,7 @@ from ..metrics.calibration import (
 )
 from ..seeds import child_rng
 from ..sweep import Metric
-from .calibrators import METHODS
+from .methods import METHODS
 from .claims import seed_claims
 
 # The per-seed numbers summarised over the sweep (columns of ``seed_summary``).

@@ -20,49 +20,75 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
+from ..errors import InputError
+from . import MAX_BINS, plain
 from .stats import wilson_interval
 
 STRATEGIES = ("uniform", "quantile")
 
 
 # ---------------------------------------------------------------- validation
-def _check_labels(y_true, n: int | None = None) -> np.ndarray:
+def check_labels(y_true, n: int | None = None) -> np.ndarray:
+    """``y_true`` as a 1-D float array of 0/1 labels (``n`` of them when given).
+
+    Raises :class:`~nesybench.errors.InputError` naming the defect: not 1-D, a
+    length other than ``n``, empty, or a value other than 0 and 1.
+    """
     y_true = np.asarray(y_true)
     if y_true.ndim != 1:
-        raise ValueError(f"y_true must be 1-D, got shape {y_true.shape}")
+        raise InputError(f"y_true must be 1-D, got shape {y_true.shape}")
     if n is not None and y_true.shape[0] != n:
-        raise ValueError(
+        raise InputError(
             f"y_true and the predictions must have equal length, got {y_true.shape[0]} and {n}"
         )
     if y_true.size == 0:
-        raise ValueError("y_true is empty")
+        raise InputError("y_true is empty; need at least one label")
     values = np.unique(y_true)
     if not np.all(np.isin(values, [0, 1])):
-        raise ValueError(f"y_true must contain only 0 and 1, got {values.tolist()}")
+        raise InputError(
+            f"y_true must contain only 0 and 1, got {[plain(v) for v in values.tolist()]}"
+        )
     return y_true.astype(float)
 
 
-def _check_binary(y_true, y_prob):
-    y, y_prob = _check_scores(y_true, y_prob, name="y_prob")
+def check_scores(y_true, y_score, *, name: str = "y_score") -> tuple[np.ndarray, np.ndarray]:
+    """``(y_true, y_score)`` as float arrays: 0/1 labels and finite 1-D real scores (logits)."""
+    try:
+        y_score = np.asarray(y_score, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be an array of real numbers") from None
+    if y_score.ndim != 1:
+        raise InputError(f"{name} must be 1-D, got shape {y_score.shape}")
+    y = check_labels(y_true, y_score.shape[0])
+    if not np.all(np.isfinite(y_score)):
+        bad = y_score[~np.isfinite(y_score)][0]
+        raise InputError(f"{name} contains NaN or infinite values, e.g. {plain(bad)}")
+    return y, y_score
+
+
+def check_probs(y_true, y_prob) -> tuple[np.ndarray, np.ndarray]:
+    """``(y_true, y_prob)`` as float arrays: 0/1 labels and probabilities in [0, 1]."""
+    y, y_prob = check_scores(y_true, y_prob, name="y_prob")
     if y_prob.min() < 0 or y_prob.max() > 1:
         bad = y_prob[(y_prob < 0) | (y_prob > 1)][0]
-        raise ValueError(f"y_prob contains values outside [0, 1]: {bad}")
+        raise InputError(f"y_prob contains values outside [0, 1]: {plain(bad)}")
     return y, y_prob
 
 
-def _check_scores(y_true, y_score, *, name="y_score"):
-    y_score = np.asarray(y_score, dtype=float)
-    if y_score.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, got shape {y_score.shape}")
-    y = _check_labels(y_true, y_score.shape[0])
-    if not np.all(np.isfinite(y_score)):
-        raise ValueError(f"{name} contains NaN or infinite values")
-    return y, y_score
+def check_n_bins(n_bins) -> int:
+    """``n_bins`` as an int in ``[1, MAX_BINS]``."""
+    if (
+        isinstance(n_bins, (bool, np.bool_))
+        or not isinstance(n_bins, (int, np.integer))
+        or not 1 <= n_bins <= MAX_BINS
+    ):
+        raise InputError(f"n_bins must be an integer in [1, {MAX_BINS}], got {plain(n_bins)}")
+    return int(n_bins)
 
 
 def _check_strategy(strategy: str) -> None:
     if strategy not in STRATEGIES:
-        raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
+        raise InputError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
 
 
 # ---------------------------------------------------------------- binning
@@ -74,12 +100,11 @@ def bin_edges(y_prob=None, *, n_bins: int = 10, strategy: str = "uniform") -> np
     edges pinned to 0 and 1; repeated probabilities can make bins empty.
     """
     _check_strategy(strategy)
-    if n_bins < 1:
-        raise ValueError(f"n_bins must be >= 1, got {n_bins}")
+    n_bins = check_n_bins(n_bins)
     if strategy == "uniform":
         return np.arange(n_bins + 1) / n_bins
     if y_prob is None:
-        raise ValueError("strategy='quantile' needs y_prob")
+        raise InputError("strategy='quantile' needs y_prob, got None")
     edges = np.quantile(np.asarray(y_prob, dtype=float), np.arange(n_bins + 1) / n_bins)
     edges[0], edges[-1] = 0.0, 1.0
     return edges
@@ -122,7 +147,7 @@ def reliability_table(
     -----
     ``conf_b = (1/n_b) sum_{i in b} p_i`` and ``acc_b = (1/n_b) sum_{i in b} y_i``.
     """
-    y, p = _check_binary(y_true, y_prob)
+    y, p = check_probs(y_true, y_prob)
     edges, _, counts, sum_p, sum_y = _bin_sums(
         y, p, n_bins=n_bins, right_closed=right_closed, strategy=strategy
     )
@@ -164,7 +189,7 @@ def expected_calibration_error(
     >>> expected_calibration_error([1, 0, 1, 1], [0.9, 0.9, 0.9, 0.9])
     0.15000000000000002
     """
-    y, p = _check_binary(y_true, y_prob)
+    y, p = check_probs(y_true, y_prob)
     _, _, counts, sum_p, sum_y = _bin_sums(
         y, p, n_bins=n_bins, right_closed=right_closed, strategy=strategy
     )
@@ -208,7 +233,7 @@ def debiased_calibration_error(
     root of ``max(0, CE2_debiased^2)``, on the same scale as
     :func:`l2_calibration_error`.
     """
-    y, p = _check_binary(y_true, y_prob)
+    y, p = check_probs(y_true, y_prob)
     _, _, counts, sum_p, sum_y = _bin_sums(
         y, p, n_bins=n_bins, right_closed=right_closed, strategy=strategy
     )
@@ -250,7 +275,7 @@ def brier_score(y_true, y_prob) -> float:
     >>> brier_score([1, 0], [0.75, 0.25])
     0.0625
     """
-    y, p = _check_binary(y_true, y_prob)
+    y, p = check_probs(y_true, y_prob)
     return float(np.mean((p - y) ** 2))
 
 
@@ -281,7 +306,7 @@ def brier_decomposition(
     >>> round(parts["calibration"], 4), round(parts["refinement"], 4), parts["residual"]
     (0.0225, 0.1875, 0.0)
     """
-    y, p = _check_binary(y_true, y_prob)
+    y, p = check_probs(y_true, y_prob)
     _, idx, counts, sum_p, sum_y = _bin_sums(
         y, p, n_bins=n_bins, right_closed=right_closed, strategy=strategy
     )
@@ -322,9 +347,9 @@ def nll_from_scores(y_true, y_score, *, temperature: float = 1.0) -> float:
     >>> nll_from_scores([0], [1e4])
     10000.0
     """
-    y, s = _check_scores(y_true, y_score)
+    y, s = check_scores(y_true, y_score)
     if not temperature > 0:
-        raise ValueError(f"temperature must be > 0, got {temperature}")
+        raise InputError(f"temperature must be > 0, got {plain(temperature)}")
     signed = 2.0 * y - 1.0
     return float(np.mean(np.logaddexp(0.0, -signed * s / temperature)))
 
@@ -340,7 +365,7 @@ def nll_from_probs(y_true, y_prob, *, eps: float = 1e-15) -> float:
     -----
     ``NLL = -(1/n) sum_i [y_i log p_i + (1 - y_i) log(1 - p_i)]``.
     """
-    y, p = _check_binary(y_true, y_prob)
+    y, p = check_probs(y_true, y_prob)
     p = np.clip(p, eps, 1.0 - eps)
     return nll_from_scores(y, np.log(p) - np.log1p(-p))
 
@@ -359,11 +384,11 @@ def roc_auc(y_true, y_score) -> float:
     >>> roc_auc([0, 1, 0, 1], [0.1, 0.4, 0.4, 0.9])
     0.875
     """
-    y, s = _check_scores(y_true, y_score)
+    y, s = check_scores(y_true, y_score)
     n_pos = int(y.sum())
     n_neg = y.size - n_pos
     if n_pos == 0 or n_neg == 0:
-        raise ValueError(f"AUC needs both classes, got {n_pos} positives and {n_neg} negatives")
+        raise InputError(f"AUC needs both classes, got {n_pos} positives and {n_neg} negatives")
     ranks = rankdata(s, method="average")
     return float((ranks[y == 1].sum() - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg))
 
@@ -374,7 +399,7 @@ def accuracy_at_half(y_true, y_prob) -> float:
     >>> accuracy_at_half([1, 0, 1], [0.5, 0.2, 0.4])
     0.6666666666666666
     """
-    y, p = _check_binary(y_true, y_prob)
+    y, p = check_probs(y_true, y_prob)
     return float(np.mean((p >= 0.5) == (y == 1)))
 
 
@@ -394,7 +419,7 @@ def calibration_summary(
     any magnitude), else from the clipped probabilities.  ``auc`` is computed
     on ``y_prob`` (equal to the score AUC unless the sigmoid saturated).
     """
-    y, p = _check_binary(y_true, y_prob)
+    y, p = check_probs(y_true, y_prob)
     opts = dict(n_bins=n_bins, right_closed=right_closed, strategy=strategy)
     parts = brier_decomposition(y, p, **opts)
     n_pos = int(y.sum())
@@ -436,14 +461,14 @@ def bootstrap_interval(
     ``(q_{(1-level)/2}, q_{(1+level)/2})`` of ``{metric(y*, p*)}`` over
     ``n_resamples`` stratified resamples (linear-interpolated quantiles).
     """
-    y = _check_labels(y_true)
+    y = check_labels(y_true)
     pred = np.asarray(y_pred, dtype=float)
     if pred.shape != y.shape:
-        raise ValueError(f"y_true and y_pred must have equal shape, got {y.shape} and {pred.shape}")
+        raise InputError(f"y_true and y_pred must have equal shape, got {y.shape} and {pred.shape}")
     if not 0 < level < 1:
-        raise ValueError(f"level must be in (0, 1), got {level}")
+        raise InputError(f"level must be in (0, 1), got {plain(level)}")
     if n_resamples < 1:
-        raise ValueError(f"n_resamples must be >= 1, got {n_resamples}")
+        raise InputError(f"n_resamples must be >= 1, got {plain(n_resamples)}")
     pos, neg = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
     values = np.empty(n_resamples)
     for r in range(n_resamples):

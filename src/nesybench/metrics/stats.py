@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+from ..errors import InputError
+
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 
 
@@ -35,7 +37,7 @@ def wilson_interval(successes: int, n: int, *, z: float = Z95) -> tuple[float, f
     (0.0, 0.2775)
     """
     if n < 0 or successes < 0 or successes > n:
-        raise ValueError(f"need 0 <= successes <= n, got successes={successes}, n={n}")
+        raise InputError(f"need 0 <= successes <= n, got successes={successes}, n={n}")
     if n == 0:
         return 0.0, 1.0
     p = successes / n

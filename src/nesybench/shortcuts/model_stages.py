@@ -21,11 +21,11 @@ import numpy as np
 import pandas as pd
 from scipy.special import softmax
 
-from ..calibration.temperature import fit_temperature_softmax
 from ..counting import count_optima, is_optimum
 from ..counting.oracles import JOINT_ENUMERATION_LIMIT
 from ..errors import ClaimFailed, UserError, check_claim
 from ..logic.knowledge import state_str
+from ..metrics.temperature import fit_temperature_softmax
 from .incidence import (
     evaluate_runs,
     incidence_counts,

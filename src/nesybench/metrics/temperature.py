@@ -23,10 +23,9 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import numpy as np
-from scipy.special import logsumexp
-
-from ..metrics.calibration import _check_scores, nll_from_scores
+from ..errors import InputError
+from .calibration import check_scores, nll_from_scores
+from .multiclass import check_logits, nll_from_logits
 
 INV_PHI = (math.sqrt(5.0) - 1.0) / 2.0  # 0.618...: each iteration keeps this share of the bracket
 DEFAULT_TOL = 1e-8
@@ -74,9 +73,9 @@ def golden_section(
     (2.0, True)
     """
     if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
-        raise ValueError(f"need finite lo < hi, got lo={lo}, hi={hi}")
+        raise InputError(f"lo and hi must be finite with lo < hi, got lo={lo}, hi={hi}")
     if not tol > 0:
-        raise ValueError(f"tol must be > 0, got {tol}")
+        raise InputError(f"tol must be > 0, got {tol}")
     a, b = float(lo), float(hi)
     c, d = b - INV_PHI * (b - a), a + INV_PHI * (b - a)
     fc, fd = float(f(c)), float(f(d))
@@ -163,7 +162,7 @@ def _fit(nll: Callable[[float], float], *, lo, hi, tol, max_iter, trace_every) -
     if not (0 < lo < 1 < hi):
         # tau = 1 must be inside the bracket, else "fitted NLL <= NLL at 1" could fail by
         # construction.
-        raise ValueError(f"need 0 < lo < 1 < hi, got lo={lo}, hi={hi}")
+        raise InputError(f"the bracket must satisfy 0 < lo < 1 < hi, got lo={lo}, hi={hi}")
     result = golden_section(nll, lo, hi, tol=tol, max_iter=max_iter, trace_every=trace_every)
     nll_1 = float(nll(1.0))
     tau, best = result.x, result.fx
@@ -200,7 +199,7 @@ def fit_temperature(
     (see :func:`nesybench.metrics.calibration.nll_from_scores`), minimised by
     :func:`golden_section` over ``[lo, hi]`` (valid: see the module docstring).
     """
-    y, s = _check_scores(labels, scores)
+    y, s = check_scores(labels, scores)
     return _fit(
         lambda t: nll_from_scores(y, s, temperature=t),
         lo=lo,
@@ -209,13 +208,6 @@ def fit_temperature(
         max_iter=max_iter,
         trace_every=trace_every,
     )
-
-
-def softmax_nll(logits, labels, *, temperature: float = 1.0) -> float:
-    """Mean multi-class NLL ``(1/n) sum_i [logsumexp(z_i / tau) - z_{i, y_i} / tau]``."""
-    z = np.asarray(logits, dtype=float) / temperature
-    y = np.asarray(labels)
-    return float(np.mean(logsumexp(z, axis=1) - z[np.arange(len(y)), y]))
 
 
 def fit_temperature_softmax(
@@ -234,21 +226,13 @@ def fit_temperature_softmax(
 
     Notes
     -----
-    ``NLL(tau) = (1/n) sum_i [logsumexp_k(z_ik / tau) - z_{i y_i} / tau]``;
-    convex in ``1/tau``, so :func:`golden_section` applies (module docstring).
+    ``NLL(tau) = (1/n) sum_i [logsumexp_k(z_ik / tau) - z_{i y_i} / tau]``
+    (:func:`nesybench.metrics.multiclass.nll_from_logits`); convex in ``1/tau``, so
+    :func:`golden_section` applies (module docstring).
     """
-    z = np.asarray(logits, dtype=float)
-    y = np.asarray(labels)
-    if z.ndim != 2 or y.ndim != 1 or z.shape[0] != y.shape[0] or z.shape[0] == 0:
-        raise ValueError(
-            f"need logits (n, K) and labels (n,) with n > 0, got {z.shape} and {y.shape}"
-        )
-    if not np.all(np.isfinite(z)):
-        raise ValueError("logits contain NaN or infinite values")
-    if not np.issubdtype(y.dtype, np.integer) or y.min() < 0 or y.max() >= z.shape[1]:
-        raise ValueError(f"labels must be integers in [0, {z.shape[1] - 1}]")
+    y, z = check_logits(labels, logits, name="labels")
     return _fit(
-        lambda t: softmax_nll(z, y, temperature=t),
+        lambda t: nll_from_logits(y, z, temperature=t),
         lo=lo,
         hi=hi,
         tol=tol,

@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
 
-from nesybench.calibration.temperature import (
+from nesybench.metrics.calibration import nll_from_scores, sigmoid
+from nesybench.metrics.multiclass import nll_from_logits
+from nesybench.metrics.temperature import (
     INV_PHI,
     fit_temperature,
     fit_temperature_softmax,
     golden_section,
-    softmax_nll,
 )
-from nesybench.metrics.calibration import nll_from_scores, sigmoid
 
 
 def _overconfident(seed, n=400, inflate=2.5):
@@ -102,7 +102,7 @@ def test_fit_temperature_softmax_matches_scipy(seed):
     labels = np.array([rng.choice(k, p=row) for row in probs])
     fit = fit_temperature_softmax(3.0 * logits, labels)
     ref = minimize_scalar(
-        lambda t: softmax_nll(3.0 * logits, labels, temperature=t),
+        lambda t: nll_from_logits(labels, 3.0 * logits, temperature=t),
         bounds=(0.05, 20.0),
         method="bounded",
         options={"xatol": 1e-12},

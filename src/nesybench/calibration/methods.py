@@ -1,0 +1,13 @@
+"""The names of the calibration methods: the one definition every module imports.
+
+Light on purpose (no scikit-learn, no numpy), so the CLI parser and the report
+can list the methods without loading the calibrators.
+"""
+
+from __future__ import annotations
+
+# Binary calibrators of one score per row, in the order every table lists them.
+METHODS = ("temperature", "platt", "isotonic")
+
+# Calibrators of a K-way head (a row of logits), in the order every table lists them.
+MULTICLASS_METHODS = ("temperature", "vector", "matrix", "isotonic")
