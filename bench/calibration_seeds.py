@@ -20,10 +20,10 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from nesybench.calibration.audit import audit, repair
 from nesybench.calibration.complex_model import train_complex
-from nesybench.seeds import child_rng
 from nesybench.calibration.world import build_labelled, load_world, stratified_split
 from nesybench.metrics.calibration import sigmoid
 from nesybench.params import load_params
+from nesybench.seeds import child_rng
 
 
 def run(params: dict, seed: int) -> dict:

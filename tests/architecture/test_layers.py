@@ -31,6 +31,7 @@ LAYERS = {
     "artifacts": 2,
     "runlock": 2,
     "workflow_code": 2,
+    "sweep": 2,
     "stages": 2,
     "report": 2,
     "dvc_export": 2,

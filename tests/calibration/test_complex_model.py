@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from nesybench.calibration.complex_model import ComplEx, train_complex
-from nesybench.seeds import child_rng
 from nesybench.calibration.world import load_world
+from nesybench.seeds import child_rng
 
 
 def _model(seed=0):

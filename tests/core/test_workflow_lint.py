@@ -42,7 +42,7 @@ def test_every_rule_has_a_docstring_first_and_runs_a_stage_script(path):
         assert shell and shell.group(1).startswith("python stages/"), (
             f"{path.name}: rule {name} must run a stage script"
         )
-        assert "section=section(" in body, (
+        assert "section=section(" in body or "section=job_section(" in body, (
             f"{path.name}: rule {name} must declare its params sections"
         )
         assert "code=code(" in body, f"{path.name}: rule {name} must declare its code inputs"

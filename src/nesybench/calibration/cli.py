@@ -258,8 +258,8 @@ def _write_out(out: str, table, params: dict) -> None:
             stage="cli",
             params_hash=params_hash(params),
         )
-    except OSError as exc:
-        raise UserError(f"--out {out}: cannot write ({exc.strerror or exc})") from None
+    except UserError as exc:  # atomic_write names the path and why it cannot be written
+        raise UserError(f"--out {exc}") from None
 
 
 # ---------------------------------------------------------------- output

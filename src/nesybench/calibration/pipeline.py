@@ -24,8 +24,8 @@ from ..metrics.calibration import sigmoid
 from ..sweep import check_claims, claim_table, distribution_table, pick_exhibit, sweep_metrics
 from . import claims, printing
 from .audit import audit, ledger_table, repair
-from .methods import METHODS
 from .complex_model import train_complex
+from .methods import METHODS
 from .summaries import (
     SEED_METRICS,
     bootstrap_table,

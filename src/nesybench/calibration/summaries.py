@@ -15,8 +15,8 @@ from ..metrics.calibration import (
 )
 from ..seeds import child_rng
 from ..sweep import Metric
-from .methods import METHODS
 from .claims import seed_claims
+from .methods import METHODS
 
 # The per-seed numbers summarised over the sweep (columns of ``seed_summary``).
 SEED_METRICS = (
