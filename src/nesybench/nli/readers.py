@@ -110,7 +110,7 @@ class Benchmark:
         return {q.id: q for q in self.questions}
 
 
-class _BadRecord(Exception):
+class BadRecord(Exception):
     """One record cannot be read (becomes a :class:`Skip`)."""
 
 
@@ -138,7 +138,7 @@ def read_text(path: str | Path) -> str:
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise UserError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+        raise UserError(f"{path}: cannot read as UTF-8 text (byte {exc.start})") from None
 
 
 def _loads(text: str) -> Any:
@@ -153,7 +153,7 @@ def load_records(path: str | Path, *, what: str = "records") -> list[Any]:
     """The records of a JSON list or a JSON Lines file.
 
     A JSON list (or one JSON object) is read whole; anything else is read as
-    JSON Lines, where a line that is not JSON becomes a :class:`_BadRecord`
+    JSON Lines, where a line that is not JSON becomes a :class:`BadRecord`
     marker (counted as a skip by the readers).  An empty file, a file of
     which no line is JSON, a top-level JSON that is neither a list nor an
     object, and JSON nested too deeply are errors.
@@ -184,16 +184,18 @@ def load_records(path: str | Path, *, what: str = "records") -> list[Any]:
             records.append(_loads(line))
             n_json += 1
         except json.JSONDecodeError as exc:
-            records.append(_BadRecord(f"line {lineno}: not JSON ({exc.msg})"))
-    if n_json == 0 or text.lstrip().startswith("["):
+            records.append(BadRecord(f"line {lineno} is not JSON ({exc.msg})"))
+    if text.lstrip().startswith("["):
         # A JSON list that does not parse is a truncated or broken file, not JSON Lines.
         raise UserError(f"{path}: not valid JSON ({first_error})")
+    if n_json == 0:
+        raise UserError(f"{path}: not JSON or JSON Lines ({first_error})")
     return records
 
 
 # ---------------------------------------------------------------- labels
 def normalize_label(value: object, labels: tuple[str, ...], options: object = None) -> str:
-    """The label ``value`` names among ``labels`` (case-insensitive), or ``_BadRecord``.
+    """The label ``value`` names among ``labels`` (case-insensitive), or ``BadRecord``.
 
     Accepts the label itself (``"true"``, ``"UNKNOWN"``, ``"Uncertain"``), a
     JSON boolean for True/False, or an option letter (``"A"``) resolved through
@@ -203,7 +205,7 @@ def normalize_label(value: object, labels: tuple[str, ...], options: object = No
     if isinstance(value, bool) and "True" in labels:
         return "True" if value else "False"
     if not isinstance(value, str):
-        raise _BadRecord(f"label must be a string, got {_type_name(value)} {_quote(value)}")
+        raise BadRecord(f"label must be a string, got {_type_name(value)} {_quote(value)}")
     text = value.strip()
     low = text.lower()
     low = LABEL_SYNONYMS.get(low, low).lower()
@@ -214,10 +216,10 @@ def normalize_label(value: object, labels: tuple[str, ...], options: object = No
     if len(letter) == 1 and "A" <= letter <= "Z":
         if options is not None:
             if not isinstance(options, list):
-                raise _BadRecord(f"options must be a list of strings, got {_type_name(options)}")
+                raise BadRecord(f"options must be a list of strings, got {_type_name(options)}")
             for option in options:
                 if not isinstance(option, str):
-                    raise _BadRecord(f"options must be strings, got {_type_name(option)}")
+                    raise BadRecord(f"options must be strings, got {_type_name(option)}")
                 head, sep, rest = option.strip().partition(")")
                 if sep and head.strip().upper() == letter:
                     return normalize_label(rest.strip(), labels)
@@ -225,28 +227,28 @@ def normalize_label(value: object, labels: tuple[str, ...], options: object = No
             index = ord(letter) - ord("A")
             if index < len(labels):
                 return labels[index]
-    raise _BadRecord(f"unknown label {_quote(value)} (expected one of {', '.join(labels)})")
+    raise BadRecord(f"unknown label {_quote(value)} (expected one of {', '.join(labels)})")
 
 
 # ---------------------------------------------------------------- per format
 def _field(record: dict, name: str, kind: type | tuple[type, ...], what: str) -> Any:
     if name not in record:
-        raise _BadRecord(f"missing field {name!r}")
+        raise BadRecord(f"missing field {name!r}")
     value = record[name]
     if not isinstance(value, kind) or isinstance(value, bool):
-        raise _BadRecord(f"field {name!r} must be {what}, got {_type_name(value)}")
+        raise BadRecord(f"field {name!r} must be {what}, got {_type_name(value)}")
     return value
 
 
-def _record_id(record: dict, keys: tuple[str, ...], index: int) -> str:
+def record_id(record: dict, keys: tuple[str, ...], index: int) -> str:
     for key in keys:
         if key in record and record[key] is not None:
             value = record[key]
             if isinstance(value, bool) or not isinstance(value, (str, int)):
-                raise _BadRecord(f"field {key!r} must be a string or an integer id")
+                raise BadRecord(f"field {key!r} must be a string or an integer id")
             text = str(value).strip()
             if not text:
-                raise _BadRecord(f"field {key!r} is empty")
+                raise BadRecord(f"field {key!r} is empty")
             return text
     return str(index)
 
@@ -254,12 +256,12 @@ def _record_id(record: dict, keys: tuple[str, ...], index: int) -> str:
 def _logic_llm(record: Any, index: int, benchmark: str) -> Question:
     """PrOntoQA / ProofWriter in Logic-LLM's format."""
     if not isinstance(record, dict):
-        raise _BadRecord(f"record must be a JSON object, got {_type_name(record)}")
-    qid = _record_id(record, ("id",), index)
+        raise BadRecord(f"record must be a JSON object, got {_type_name(record)}")
+    qid = record_id(record, ("id",), index)
     context = _field(record, "context", str, "a string")
     question = _field(record, "question", str, "a string")
     if "answer" not in record:
-        raise _BadRecord("missing field 'answer'")
+        raise BadRecord("missing field 'answer'")
     gold = normalize_label(record["answer"], LABELS[benchmark], record.get("options"))
     explanation: tuple[str, ...] = ()
     if record.get("explanation") is not None:
@@ -267,34 +269,34 @@ def _logic_llm(record: Any, index: int, benchmark: str) -> Question:
         if isinstance(chain, str):
             chain = [chain]
         if not isinstance(chain, list) or not all(isinstance(s, str) for s in chain):
-            raise _BadRecord("field 'explanation' must be a list of sentences")
+            raise BadRecord("field 'explanation' must be a list of sentences")
         explanation = tuple(chain)
     return Question(qid, benchmark, gold, context, question, explanation=explanation)
 
 
 def _folio(record: Any, index: int) -> Question:
     if not isinstance(record, dict):
-        raise _BadRecord(f"record must be a JSON object, got {_type_name(record)}")
-    qid = _record_id(record, ("example_id", "id"), index)
+        raise BadRecord(f"record must be a JSON object, got {_type_name(record)}")
+    qid = record_id(record, ("example_id", "id"), index)
     conclusion = _field(record, "conclusion", str, "a string")
     premises = record.get("premises", [])
     if isinstance(premises, str):
         premises = [premises]
     if not isinstance(premises, list) or not all(isinstance(p, str) for p in premises):
-        raise _BadRecord("field 'premises' must be a list of sentences")
+        raise BadRecord("field 'premises' must be a list of sentences")
     if "label" not in record:
-        raise _BadRecord("missing field 'label'")
+        raise BadRecord("missing field 'label'")
     gold = normalize_label(record["label"], LABELS["folio"])
     premises_fol = record.get("premises-FOL")
     if premises_fol is not None:
         if isinstance(premises_fol, str):
             premises_fol = [line for line in premises_fol.splitlines() if line.strip()]
         if not isinstance(premises_fol, list) or not all(isinstance(p, str) for p in premises_fol):
-            raise _BadRecord("field 'premises-FOL' must be a list of formulas")
+            raise BadRecord("field 'premises-FOL' must be a list of formulas")
         premises_fol = tuple(premises_fol)
     conclusion_fol = record.get("conclusion-FOL")
     if conclusion_fol is not None and not isinstance(conclusion_fol, str):
-        raise _BadRecord(
+        raise BadRecord(
             f"field 'conclusion-FOL' must be a string, got {_type_name(conclusion_fol)}"
         )
     return Question(
@@ -316,15 +318,15 @@ def _read_flat(path: str | Path, benchmark: str) -> Benchmark:
     for index, record in enumerate(records):
         where = f"record {index}"
         try:
-            if isinstance(record, _BadRecord):
+            if isinstance(record, BadRecord):
                 raise record
             if benchmark == "folio":
                 q = _folio(record, index)
             else:
                 q = _logic_llm(record, index, benchmark)
             if q.id in first_at:
-                raise _BadRecord(f"duplicate id {q.id!r} (first at record {first_at[q.id]})")
-        except _BadRecord as exc:
+                raise BadRecord(f"duplicate id {q.id!r} (first at record {first_at[q.id]})")
+        except BadRecord as exc:
             skipped.append(Skip(where, str(exc)))
             continue
         first_at[q.id] = index
@@ -383,26 +385,26 @@ def _read_logicbench(path: str | Path) -> Benchmark:
             where = f"{rel} sample {s_index}"
             try:
                 if not isinstance(sample, dict):
-                    raise _BadRecord(f"sample must be a JSON object, got {_type_name(sample)}")
-                sid = _record_id(sample, ("id",), s_index)
+                    raise BadRecord(f"sample must be a JSON object, got {_type_name(sample)}")
+                sid = record_id(sample, ("id",), s_index)
                 context = _field(sample, "context", str, "a string")
                 pairs = _field(sample, "qa_pairs", list, "a list")
-            except _BadRecord as exc:
+            except BadRecord as exc:
                 skipped.append(Skip(where, str(exc)))
                 continue
             for p_index, pair in enumerate(pairs):
                 pwhere = f"{where} pair {p_index}"
                 try:
                     if not isinstance(pair, dict):
-                        raise _BadRecord(f"qa pair must be a JSON object, got {_type_name(pair)}")
+                        raise BadRecord(f"qa pair must be a JSON object, got {_type_name(pair)}")
                     question = _field(pair, "question", str, "a string")
                     if "answer" not in pair:
-                        raise _BadRecord("missing field 'answer'")
+                        raise BadRecord("missing field 'answer'")
                     gold = normalize_label(pair["answer"], LABELS["logicbench"])
                     qid = f"{logic}/{axiom}/{sid}/{p_index}"
                     if qid in seen:
-                        raise _BadRecord(f"duplicate id {qid!r} (first at {seen[qid]})")
-                except _BadRecord as exc:
+                        raise BadRecord(f"duplicate id {qid!r} (first at {seen[qid]})")
+                except BadRecord as exc:
                     skipped.append(Skip(pwhere, str(exc)))
                     continue
                 seen[qid] = pwhere
