@@ -12,6 +12,9 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
@@ -52,6 +55,29 @@ def register(subparsers) -> None:
 def read_records(path: str) -> list[Any]:
     """The records of a JSON list or JSONL file; a line that is not JSON becomes an error marker."""
     return load_records(path, what="records with context, question, chain_of_thought")
+
+
+def check_out(path: str | None) -> None:
+    """Refuse an ``--out`` path that cannot be written, before any work is done.
+
+    A probe file is created in the destination folder and removed at once, so a
+    folder, a path under a file or an unwritable place fails in one line and
+    nothing is left behind.
+    """
+    if path is None:
+        return
+    target = Path(path)
+    if target.is_dir():
+        raise UserError(f"--out {path}: is a folder, expected a file path")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise UserError(
+            f"--out {path}: cannot write there ({exc.strerror or type(exc).__name__})"
+        ) from None
 
 
 def write_out(path: str, text: str) -> None:
@@ -145,6 +171,7 @@ def summarize(verdicts: list[dict]) -> dict:
 
 
 def run(args) -> int:
+    check_out(args.out)
     records = read_records(args.file)
     verdicts = []
     for i, record in enumerate(records):
@@ -236,6 +263,7 @@ def run_label(args) -> int:
     from .labelers import label_benchmark, summarize_labelings
     from .readers import read_benchmark
 
+    check_out(args.out)
     bench = read_benchmark(args.file, benchmark=args.format)
     labelings = label_benchmark(
         bench,
@@ -369,7 +397,7 @@ def print_score_report(report: dict) -> None:
         for g, v in report["per_label"].items()
     ]
     print("\nper gold label (accuracy; confusion: predicted counts)")
-    print(format_table(pd.DataFrame(rows).fillna("-")))
+    print(format_table(pd.DataFrame(rows).astype(object).fillna("-")))
     if report.get("per_depth"):
         print("\nper proof depth (reference labeler; None = no proof, e.g. Unknown)")
         df = pd.DataFrame(report["per_depth"])[["depth", "n", "accuracy", "lo", "hi"]]
