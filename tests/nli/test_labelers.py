@@ -181,3 +181,27 @@ def test_logiclm_files_read_as_their_benchmarks():
         path = _external(f"logiclm-programs/{name}_dev_gpt-3.5-turbo.json")
         bench = read_benchmark(path, benchmark=bench_name)
         assert len(bench) == len(json.loads(path.read_text(encoding="utf-8")))
+
+
+# ---------------------------------------------------------------- property: never a crash
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+TOKENS = st.sampled_from(
+    ["∀x", "∃y", "(", ")", "P(x)", "Q(a, y)", "R", "¬", "∧", "∨", "→", "↔", "⊕", ",", "x", "=", "a"]
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.lists(TOKENS, max_size=10).map(" ".join), max_size=3),
+    st.lists(TOKENS, max_size=10).map(" ".join),
+    st.text(max_size=60),
+    st.text(max_size=60),
+)
+def test_labelers_never_crash_on_arbitrary_questions(premises, conclusion, context, question):
+    lab = labeler_for("folio", time_limit=2)(folio(premises, conclusion, "True"))
+    assert lab.derived in (None, "True", "False", "Unknown", "Inconsistent", "Undecided")
+    for name in ("proofwriter", "prontoqa"):
+        lab = labeler_for(name)(Question("q", name, "True", context, question))
+        assert lab.derived is None or lab.derived in ("True", "False", "Unknown", "Inconsistent")

@@ -208,3 +208,71 @@ def test_normalize_label(value, options, label):
 def test_normalize_label_refuses(value, options):
     with pytest.raises(BadRecord):
         normalize_label(value, ("True", "False", "Unknown"), options)
+
+
+# ---------------------------------------------------------------- property: only user errors
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from nesybench.nli.score_nli import read_predictions  # noqa: E402
+
+JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda sub: (
+        st.lists(sub, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "id",
+                    "context",
+                    "question",
+                    "answer",
+                    "options",
+                    "label",
+                    "premises",
+                    "premises-FOL",
+                    "conclusion",
+                    "conclusion-FOL",
+                    "prediction",
+                    "explanation",
+                    "samples",
+                    "qa_pairs",
+                ]
+            ),
+            sub,
+            max_size=6,
+        )
+    ),
+    max_leaves=12,
+)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.one_of(st.binary(max_size=200), st.text(max_size=200), JSONISH.map(lambda v: json.dumps(v)))
+)
+def test_arbitrary_files_raise_only_user_errors(tmp_path, content):
+    path = tmp_path / "any.json"
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
+    for benchmark in ("prontoqa", "proofwriter", "folio"):
+        try:
+            read_benchmark(path, benchmark=benchmark)
+        except UserError:
+            pass
+    for benchmark in ("proofwriter", "logicbench"):
+        try:
+            read_predictions(path, benchmark=benchmark)
+        except UserError:
+            pass
+    bqa = tmp_path / "BQA" / "l" / "a"
+    bqa.mkdir(parents=True, exist_ok=True)
+    (bqa / "data_instances.json").write_bytes(path.read_bytes())
+    try:
+        read_benchmark(tmp_path / "BQA", benchmark="logicbench")
+    except UserError:
+        pass
