@@ -259,3 +259,28 @@ def test_agreement_table_and_folio_audit_on_the_vendored_files():
     assert (audit["status"] == "not parsed").sum() == 5
     row = audit[audit["status"] == "disagrees"].iloc[0]
     assert row["gold"] != row["derived"] and row["conclusion_fol"] and row["premises_fol"]
+
+
+def test_proof_accuracy_on_proofwriter_explanations():
+    context = (
+        "Bob is big. If someone is big then they are kind. If someone is kind then they are red."
+    )
+    prefix = "Based on the above information, is the following statement true, false, or unknown? "
+    q = prefix + "Bob is red."
+    bench = Benchmark(
+        "proofwriter",
+        "g",
+        (
+            Question("a", "proofwriter", "True", context, q),
+            Question("b", "proofwriter", "True", context, q),
+        ),
+    )
+    preds = Predictions(
+        "p",
+        {
+            "a": Prediction("a", "True", ("Bob is big.", "Bob is kind.", "Bob is red.")),
+            "b": Prediction("b", "True", ("Bob is red.",)),
+        },
+    )
+    proof = score_predictions(bench, preds)["proof"]
+    assert (proof["n"], proof["proof_accuracy"], proof["right_for_wrong_reason"]) == (2, 0.5, 0.5)

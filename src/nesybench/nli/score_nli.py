@@ -22,7 +22,7 @@ prediction (``n`` of them; ``coverage = n / #gold``):
   ``mixture`` of that profile (aggregate under the realized depth mix, the
   uniform mix, and its range over all mixes), and, where predictions carry
   explanations, ``proof_accuracy`` from the step checker beside label accuracy
-  (PrOntoQA's grammar);
+  (explanations in the benchmark's own grammar);
 * LogicBench: ``per_axiom`` and ``per_logic`` accuracy, ``yes_accuracy`` and
   ``no_accuracy`` (the yes-bias), and ``pair_consistency``: the fraction of
   samples whose every question is predicted and right.
@@ -195,8 +195,8 @@ def _per_depth(scored, correct, labelings) -> tuple[list[dict], dict | None]:
     return rows, mixture
 
 
-def _proof_accuracy(scored, preds, correct) -> dict | None:
-    """Step-checker verdicts on PrOntoQA explanations: proof accuracy beside label accuracy."""
+def _proof_accuracy(scored, preds, correct, dialect: str) -> dict | None:
+    """Step-checker verdicts on the explanations: proof accuracy beside label accuracy."""
     checked = [
         (q, preds[q.id], ok)
         for q, ok in zip(scored, correct)
@@ -208,13 +208,14 @@ def _proof_accuracy(scored, preds, correct) -> dict | None:
     label_right = []
     unreadable = 0
     for q, pred, ok in checked:
-        theory = parse_context(q.context)
-        question = parse_sentence(q.question)
+        theory = parse_context(q.context, dialect=dialect)
+        question = parse_sentence(q.question, dialect=dialect)
         if not theory.ok or question.kind not in ("question", "fact"):
             strict.append(False)
             unreadable += 1
         else:
-            strict.append(check_trace(list(pred.explanation), theory, question.atom).strict)
+            verdict = check_trace(list(pred.explanation), theory, question.atom, dialect=dialect)
+            strict.append(verdict.strict)
         label_right.append(ok)
     n = len(checked)
     k_proof = sum(strict)
@@ -318,12 +319,7 @@ def score_predictions(
         labelings = label_questions(items, bench.name, time_limit=time_limit)
         report["reference"] = summarize_labelings(labelings)
         report["per_depth"], report["mixture"] = _per_depth(scored, correct, labelings)
-        if bench.name == "prontoqa":
-            report["proof"] = _proof_accuracy(scored, preds, correct)
-        elif any(preds[q.id].explanation is not None for q in scored):
-            report["proof"] = {
-                "note": "explanations given, but the step checker reads PrOntoQA chains only"
-            }
+        report["proof"] = _proof_accuracy(scored, preds, correct, bench.name)
     if bench.name == "logicbench":
         report.update(_logicbench(scored, correct))
         report.update(_pair_consistency(bench, preds))
