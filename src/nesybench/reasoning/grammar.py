@@ -283,7 +283,7 @@ _PW_KEYWORDS = (
         ",",
     }
 )
-_PW_WORD = re.compile(r"^[A-Za-z][A-Za-z'-]*$")
+_PW_WORD = re.compile(r"^[A-Za-z][A-Za-z0-9'-]*$")
 
 
 class _PWFail(Exception):
