@@ -213,7 +213,7 @@ The reference labeler re-derives each gold label (ProofWriter, PrOntoQA: open-wo
 forward chaining; FOLIO: the dual query on z3). A sentence or formula that does not
 parse is counted and quoted, never labeled by a guess.
 Example:
-  nesybench label benchmarks/proofwriter/dev.json --format proofwriter
+  nesybench label benchmarks/proofwriter/dev-sample.json --format proofwriter
   nesybench label benchmarks/folio/folio-validation.jsonl --format folio --json
 """
 
@@ -315,7 +315,7 @@ benchmark's file in its own format (LogicBench: the BQA folder). Ids not in the 
 file are an error; a record that cannot be read is skipped and counted.
 Example:
   nesybench score-nli benchmarks/predictions/proofwriter-closed-world.jsonl \\
-      --benchmark proofwriter --gold benchmarks/proofwriter/dev.json
+      --benchmark proofwriter --gold benchmarks/proofwriter/dev-sample.json
 """
 
 
