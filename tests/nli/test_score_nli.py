@@ -284,3 +284,71 @@ def test_proof_accuracy_on_proofwriter_explanations():
     )
     proof = score_predictions(bench, preds)["proof"]
     assert (proof["n"], proof["proof_accuracy"], proof["right_for_wrong_reason"]) == (2, 0.5, 0.5)
+
+
+@pytest.mark.parametrize(
+    "benchmark, preds, gold, keys",
+    [
+        (
+            "proofwriter",
+            "predictions/proofwriter-closed-world.jsonl",
+            "proofwriter/dev-sample.json",
+            {"per_depth", "mixture", "reference"},
+        ),
+        (
+            "prontoqa",
+            "predictions/prontoqa-greedy.jsonl",
+            "prontoqa/dev-sample.json",
+            {"per_depth", "proof"},
+        ),
+        (
+            "logicbench",
+            None,
+            "logicbench/BQA",
+            {"per_axiom", "per_logic", "yes_accuracy", "no_accuracy", "pair_consistency"},
+        ),
+    ],
+)
+def test_score_nli_json_keys(tmp_path, capsys, benchmark, preds, gold, keys):
+    from nesybench.cli import main
+
+    if preds is None:
+        bench = read_benchmark(BENCH / gold, benchmark=benchmark)
+        path = tmp_path / "p.jsonl"
+        path.write_text(
+            "".join(json.dumps({"id": q.id, "prediction": "no"}) + "\n" for q in bench.questions),
+            encoding="utf-8",
+        )
+    else:
+        path = BENCH / preds
+    argv = ["score-nli", str(path), "--benchmark", benchmark, "--gold", str(BENCH / gold), "--json"]
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    common = {
+        "n",
+        "coverage",
+        "accuracy",
+        "accuracy_lo",
+        "accuracy_hi",
+        "per_label",
+        "confusion",
+        "macro_f1",
+        "baselines",
+    }
+    assert common | keys <= set(report)
+
+
+def test_label_json_records(capsys):
+    from nesybench.cli import main
+
+    argv = [
+        "label",
+        str(BENCH / "proofwriter" / "dev-sample.json"),
+        "--format",
+        "proofwriter",
+        "--json",
+    ]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["n"], out["parsed"], out["agreement"]) == (120, 120, 1.0)
+    assert {"id", "gold", "derived", "depth", "proof"} <= set(out["records"][0])
