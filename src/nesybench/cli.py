@@ -42,6 +42,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "nesybench.nli.cli",
         "check chains of thought step by step: label accuracy vs proof accuracy",
     ),
+    "label": (
+        "nesybench.nli.cli",
+        "re-derive a benchmark's gold labels (ProofWriter, PrOntoQA, FOLIO): agreement, proofs",
+    ),
+    "score-nli": (
+        "nesybench.nli.cli",
+        "score predictions on ProofWriter/PrOntoQA/FOLIO/LogicBench, baselines beside",
+    ),
     "mixture": (
         "nesybench.axes.cli",
         "the mixture confound: aggregates of two per-depth profiles under depth mixes",

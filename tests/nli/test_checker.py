@@ -156,3 +156,56 @@ def test_check_trace_never_raises_and_strict_decides_label(trace):
 @given(st.permutations(GOLD))
 def test_check_trace_only_the_proof_order_is_strict(perm):
     assert check_trace(list(perm), THEORY, Q_NEG).strict == (list(perm) == GOLD)
+
+
+# ---------------------------------------------------------------- the ProofWriter reading
+PW_CONTEXT = (
+    "The cat chases the dog. The dog is not red. Bob is big. "
+    "If something chases the dog and the dog is not red then the dog visits it. "
+    "If the dog visits something then it is kind. Big people are not young."
+)
+
+
+def _pw_check(lines, statement):
+    theory = parse_context(PW_CONTEXT, dialect="proofwriter")
+    atom = parse_sentence(statement, dialect="proofwriter").atom
+    return check_trace(lines, theory, atom, dialect="proofwriter")
+
+
+def test_proofwriter_trace_with_relations_and_negated_conditions_is_strict():
+    v = _pw_check(
+        ["The cat chases the dog.", "The dog visits the cat.", "The cat is kind."],
+        "The cat is kind.",
+    )
+    assert v.strict and v.label == "True"
+    cited = _pw_check(
+        [
+            "The dog visits the cat.",
+            "If the dog visits something then it is kind.",
+            "The cat is kind.",
+        ],
+        "The cat is not kind.",
+    )
+    assert cited.strict and cited.label == "False"
+
+
+def test_proofwriter_trace_flags():
+    skip = _pw_check(["The cat is kind."], "The cat is kind.")
+    assert not skip.valid and skip.connects and "does not follow" in skip.reason
+    jump = _pw_check(
+        ["The dog visits the cat.", "Bob is big.", "The cat is kind."], "The cat is kind."
+    )
+    assert jump.valid and not jump.linear
+    wrong_rule = _pw_check(
+        ["If something is big then it is kind.", "The cat is kind."], "The cat is kind."
+    )
+    assert not wrong_rule.valid and "not in the context" in wrong_rule.reason
+    unparsed = _pw_check(["The cat, well, is kind."], "The cat is kind.")
+    assert not unparsed.parsed
+    short = _pw_check(["The dog visits the cat."], "The cat is kind.")
+    assert short.valid and not short.connects and short.label is None
+
+
+def test_unknown_dialect_is_refused():
+    with pytest.raises(ValueError, match="dialect"):
+        check_trace([], None, None, dialect="klingon")

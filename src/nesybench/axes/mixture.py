@@ -18,9 +18,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-import numpy as np
-
 from ..errors import UserError
+from ..metrics.mixture import aggregate, mixture_weights
+from ..metrics.mixture import check_profile as _profile
+
+__all__ = [
+    "Tie",
+    "aggregate",
+    "all_ties",
+    "mixture_report",
+    "mixture_weights",
+    "pure_depth_ranking",
+    "tie",
+]
 
 
 @dataclass(frozen=True)
@@ -28,47 +38,6 @@ class Tie:
     depths: tuple[int, int]
     pi: float | None  # weight of the first depth; None when no mix in [0, 1] ties the pair
     accuracy: float | None
-
-
-def _profile(values: Sequence[float], name: str) -> np.ndarray:
-    arr = np.asarray(values, dtype=float)
-    if arr.ndim != 1 or arr.size == 0:
-        raise UserError(
-            f"{name}: expected a non-empty list of per-depth accuracies, got {list(values)!r}"
-        )
-    bad = arr[~np.isfinite(arr) | (arr < 0) | (arr > 1)]
-    if bad.size:
-        raise UserError(f"{name}: accuracies must be in [0, 1], got {float(bad[0])}")
-    return arr
-
-
-def mixture_weights(n: Sequence[float], *, name: str = "n") -> np.ndarray:
-    """``pi_d = n_d / sum(n)``; counts must be >= 0 with a positive total."""
-    arr = np.asarray(n, dtype=float)
-    if arr.ndim != 1 or arr.size == 0:
-        raise UserError(f"{name}: expected a non-empty list of per-depth counts, got {list(n)!r}")
-    if np.any(~np.isfinite(arr)) or np.any(arr < 0):
-        raise UserError(
-            f"{name}: counts must be >= 0, got {float(arr[(~np.isfinite(arr)) | (arr < 0)][0])}"
-        )
-    if arr.sum() <= 0:
-        raise UserError(f"{name}: counts must not all be zero, got {list(n)!r}")
-    return arr / arr.sum()
-
-
-def aggregate(accuracies: Sequence[float], n: Sequence[float]) -> float:
-    """``A = sum_d pi_d a_d`` with ``pi`` from the counts ``n``.
-
-    >>> round(aggregate([1.0, 0.9659, 0.5, 0.5], [804, 352, 280, 64]), 4)
-    0.8773
-    """
-    a = _profile(accuracies, "a")
-    pi = mixture_weights(n)
-    if a.size != pi.size:
-        raise UserError(
-            f"n: expected {a.size} counts (one per depth of the profile), got {pi.size}"
-        )
-    return float(pi @ a)
 
 
 def tie(a: Sequence[float], b: Sequence[float], i: int, j: int) -> Tie:

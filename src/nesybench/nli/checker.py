@@ -20,14 +20,25 @@ valid_k iff there is a context rule ``h(X) :- b(X)`` (the cited one, if any)
 with ``b(a) in E_k``; linear_k iff additionally ``b(a) = f_{k-1}``.
 The trace's label is the one its last fact decides: ``True`` if it is the
 question's atom, ``False`` if its complement, None if it does not connect.
+
+With ``dialect="proofwriter"`` the same four flags are read for the rule
+language of ProofWriter (n-ary relations, rules with several conditions,
+negated facts and conditions, read in the open world): a fact line may be
+about any entity; it is valid when some instance of a context rule (the cited
+one, if any) concludes it with every condition established (a negated
+condition ``not p`` by the explicit ``not_p``), and linear when one of those
+conditions is the previous line's fact (for the first derived line: a context
+fact).  On PrOntoQA's single-premise unary rules the two readings coincide.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from ..reasoning.chainer import query
 from ..reasoning.grammar import Theory, complement, parse_sentence
-from ..reasoning.terms import Atom, Rule
+from ..reasoning.prover import unify
+from ..reasoning.terms import Atom, Literal, Rule, substitute
 
 FLAGS = ("parsed", "valid", "linear", "connects", "strict")
 
@@ -61,7 +72,80 @@ def _premise(rule: Rule, entity: str) -> Atom | None:
     return Atom(body.pred, (entity,))
 
 
-def check_trace(trace: list[str], theory: Theory, question: Atom) -> TraceVerdict:
+def _instances(rule: Rule, fact: Atom, established: set[Atom]) -> list[tuple[Atom, ...]]:
+    """The condition sets of the instances of ``rule`` that conclude ``fact`` from ``established``.
+
+    Negated conditions read as explicit negative facts (open world).
+    """
+    subst = unify(rule.head, fact)
+    if subst is None:
+        return []
+    body = [
+        substitute(lit.atom if lit.positive else complement(lit.atom), subst) for lit in rule.body
+    ]
+    bindings, _ = query([Literal(b) for b in body], established)
+    return [tuple(substitute(b, binding) for b in body) for binding in bindings]
+
+
+def _check_rule_language(trace: list[str], theory: Theory, question: Atom) -> TraceVerdict:
+    """The ``proofwriter`` reading of :func:`check_trace` (module docstring)."""
+    given = set(theory.facts)
+    axioms = set(theory.rules)
+    established = set(given)
+    previous: set[Atom] = set(given)
+    valid = linear = True
+    reason = ""
+    cited: Rule | None = None
+    last_fact: Atom | None = None
+    for k, line in enumerate(trace, 1):
+        res = parse_sentence(line, dialect="proofwriter")
+        if res.kind == "rule":
+            if cited is not None:
+                valid = linear = False
+                reason = reason or f"line {k}: cites a second rule before using '{cited}'"
+            if res.rule not in axioms:
+                valid = linear = False
+                reason = reason or f"line {k}: cited rule is not in the context: {line!r}"
+            cited = res.rule
+            continue
+        if res.kind != "fact":
+            why = res.reason if res.kind == "failure" else "a question is not a step"
+            return TraceVerdict(
+                False, False, False, False, None, f"line {k}: does not parse ({why}): {line!r}"
+            )
+        fact = res.atom
+        if not (cited is None and fact in given):
+            candidates = [cited] if cited is not None else theory.rules
+            premises = [p for r in candidates for p in _instances(r, fact, established)]
+            if not premises:
+                why = f"the cited rule '{cited}'" if cited is not None else "no context rule"
+                valid = linear = False
+                reason = reason or (
+                    f"line {k}: {line!r} does not follow by {why} from established facts"
+                )
+            elif not any(previous & set(p) for p in premises):
+                linear = False
+                reason = reason or f"line {k}: {line!r} does not use the previous step's conclusion"
+        cited = None
+        established.add(fact)
+        previous = {fact}
+        last_fact = fact
+    if cited is not None:
+        valid = linear = False
+        reason = reason or f"the trace ends on a cited rule that no fact uses: '{cited}'"
+    label = None
+    if last_fact == question:
+        label = "True"
+    elif last_fact == complement(question):
+        label = "False"
+    if label is None and not reason:
+        reason = "the last fact is not the queried atom or its negation" if trace else "empty trace"
+    return TraceVerdict(True, valid, linear, label is not None, label, reason)
+
+
+def check_trace(
+    trace: list[str], theory: Theory, question: Atom, *, dialect: str = "prontoqa"
+) -> TraceVerdict:
     """Check a chain of thought against a parsed context and the question's atom.
 
     Parameters
@@ -69,11 +153,16 @@ def check_trace(trace: list[str], theory: Theory, question: Atom) -> TraceVerdic
     trace : sentences (fact-only, or facts interleaved with the cited rules).
     theory : the parsed context (:func:`~nesybench.reasoning.grammar.parse_context`).
     question : the atom asked about (``not_p(a)`` for "Is a not p?").
+    dialect : ``"prontoqa"`` or ``"proofwriter"`` (the grammar the trace is written in).
 
     Returns
     -------
     TraceVerdict with the four flags, ``strict`` and the label the trace concludes.
     """
+    if dialect == "proofwriter":
+        return _check_rule_language(trace, theory, question)
+    if dialect != "prontoqa":
+        raise ValueError(f"dialect must be 'prontoqa' or 'proofwriter', got {dialect!r}")
     entity = question.args[0]
     given = set(theory.facts)
     rules_by_head: dict[str, list[Rule]] = {}

@@ -1,9 +1,19 @@
-"""``nesybench check-trace``: the step checker on a user's own chains of thought."""
+"""The nli commands on a user's own files.
+
+``check-trace``  the step checker on chains of thought (PrOntoQA's format);
+``label``        the reference labeler on a whole benchmark file: parse rate, agreement, proofs;
+``score-nli``    a user's predictions against a benchmark's gold, with the baselines beside.
+
+Heavy imports (pandas, z3) wait inside the handlers, so ``nesybench --help`` stays fast.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +21,7 @@ from ..errors import UserError
 from ..io import atomic_write_text, dumps_json
 from ..reasoning.grammar import parse_context, parse_sentence, split_sentences
 from .checker import FLAGS, check_trace
+from .readers import BadRecord, load_records
 
 EPILOG = """\
 FILE is a JSON list of records, or JSON Lines (one record per line). A record has
@@ -37,50 +48,48 @@ def register(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--out", metavar="OUT.jsonl", help="write one verdict per record as JSONL")
     p.set_defaults(func=run)
+    _register_label(subparsers)
+    _register_score_nli(subparsers)
 
 
 def read_records(path: str) -> list[Any]:
     """The records of a JSON list or JSONL file; a line that is not JSON becomes an error marker."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError(f"{path}: file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"{path}: cannot read as UTF-8 text ({type(exc).__name__})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
-        data = None
-    else:
-        if isinstance(data, list):
-            return data
-        if isinstance(data, dict):
-            return [data]
-        raise UserError(
-            f"{path}: expected a JSON list of records or JSON Lines, got a JSON "
-            f"{type(data).__name__}"
-        )
-    records: list[Any] = []
-    n_json = 0
-    for lineno, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            records.append(json.loads(line))
-            n_json += 1
-        except json.JSONDecodeError as exc:
-            records.append(_Unreadable(f"line {lineno} is not JSON ({exc.msg})"))
-    if n_json == 0:
-        raise UserError(
-            f"{path}: not JSON or JSON Lines (expected a list of records with context, question, "
-            "chain_of_thought)"
-        )
-    return records
+    return load_records(path, what="records with context, question, chain_of_thought")
 
 
-class _Unreadable:
-    def __init__(self, reason: str):
-        self.reason = reason
+def check_out(path: str | None) -> None:
+    """Refuse an ``--out`` path that cannot be written, before any work is done.
+
+    A probe file is created in the destination folder and removed at once, so a
+    folder, a path under a file or an unwritable place fails in one line and
+    nothing is left behind.
+    """
+    if path is None:
+        return
+    target = Path(path)
+    if target.is_dir():
+        raise UserError(f"--out {path}: is a folder, expected a file path")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise UserError(
+            f"--out {path}: cannot write there ({exc.strerror or type(exc).__name__})"
+        ) from None
+
+
+def write_out(path: str, text: str) -> None:
+    """Write an ``--out`` file atomically; a path that cannot be written is a user error."""
+    try:
+        atomic_write_text(path, text)
+    except UserError:
+        raise
+    except OSError as exc:
+        raise UserError(
+            f"--out {path}: cannot write ({exc.strerror or type(exc).__name__})"
+        ) from None
 
 
 def _gold_answer(record: dict) -> str | None:
@@ -94,7 +103,10 @@ def _gold_answer(record: dict) -> str | None:
     a = answer.strip()
     if a.lower() in ("true", "false"):
         return a.capitalize()
-    for option in record.get("options") or []:
+    options = record.get("options") or []
+    if not isinstance(options, list):
+        raise ValueError(f'options must be a list like ["A) True", "B) False"], got {options!r}')
+    for option in options:
         if isinstance(option, str) and option.strip().startswith(f"{a})"):
             value = option.split(")", 1)[1].strip()
             if value.lower() in ("true", "false"):
@@ -106,8 +118,8 @@ def _gold_answer(record: dict) -> str | None:
 
 def check_record(record: Any) -> dict:
     """The verdict of one record, or ``{"error": reason}``."""
-    if isinstance(record, _Unreadable):
-        return {"error": record.reason}
+    if isinstance(record, BadRecord):
+        return {"error": str(record)}
     if not isinstance(record, dict):
         return {"error": f"record must be a JSON object, got {type(record).__name__}"}
     for field in ("context", "question"):
@@ -159,6 +171,7 @@ def summarize(verdicts: list[dict]) -> dict:
 
 
 def run(args) -> int:
+    check_out(args.out)
     records = read_records(args.file)
     verdicts = []
     for i, record in enumerate(records):
@@ -169,7 +182,7 @@ def run(args) -> int:
         verdicts.append({**head, **verdict})
     summary = summarize(verdicts)
     if args.out:
-        atomic_write_text(args.out, "".join(json.dumps(v, sort_keys=True) + "\n" for v in verdicts))
+        write_out(args.out, "".join(json.dumps(v, sort_keys=True) + "\n" for v in verdicts))
     if args.json:
         print(dumps_json(summary), end="")
     else:
@@ -189,3 +202,241 @@ def run(args) -> int:
             if "error" in v:
                 print(f"  record {v['index']}: error: {v['error']}")
     return 0
+
+
+# ---------------------------------------------------------------- label
+LABEL_EPILOG = """\
+FILE is a benchmark file in its own format:
+  proofwriter, prontoqa   JSON list (or JSONL) of {id, context, question, options, answer}
+  folio                   JSONL of {premises-FOL, conclusion-FOL, label, ...}
+The reference labeler re-derives each gold label (ProofWriter, PrOntoQA: open-world
+forward chaining; FOLIO: the dual query on z3). A sentence or formula that does not
+parse is counted and quoted, never labeled by a guess.
+Example:
+  nesybench label benchmarks/proofwriter/dev-sample.json --format proofwriter
+  nesybench label benchmarks/folio/folio-validation.jsonl --format folio --json
+"""
+
+#: the largest --time-limit accepted (seconds per solver call)
+MAX_TIME_LIMIT = 3600.0
+
+
+def _time_limit(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds > 0, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0 or value > MAX_TIME_LIMIT:
+        raise argparse.ArgumentTypeError(
+            f"expected seconds in (0, {MAX_TIME_LIMIT:g}], got {text!r}"
+        )
+    return value
+
+
+def _register_label(subparsers) -> None:
+    from .labelers import LABELED
+
+    p = subparsers.add_parser(
+        "label",
+        help="re-derive a benchmark's gold labels with the reference labeler (agreement, proofs)",
+        description="Label every question of a ProofWriter, PrOntoQA or FOLIO file with the "
+        "reference labeler and compare with the gold labels.",
+        epilog=LABEL_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("file", help="the benchmark file")
+    p.add_argument("--format", required=True, choices=LABELED, help="the file's benchmark")
+    p.add_argument("--json", action="store_true", help="print the summary and records as JSON")
+    p.add_argument(
+        "--time-limit",
+        type=_time_limit,
+        default=10.0,
+        metavar="S",
+        help="seconds per solver call (FOLIO; default 10)",
+    )
+    p.add_argument("--out", metavar="OUT.jsonl", help="write one verdict per question as JSONL")
+    p.set_defaults(func=run_label)
+
+
+def run_label(args) -> int:
+    from ..progress import progress
+    from .labelers import label_benchmark, summarize_labelings
+    from .readers import read_benchmark
+
+    check_out(args.out)
+    bench = read_benchmark(args.file, benchmark=args.format)
+    labelings = label_benchmark(
+        bench,
+        time_limit=args.time_limit,
+        progress=lambda qs: progress(qs, desc=f"label: {args.format}"),
+    )
+    summary = summarize_labelings(labelings)
+    summary["skipped"] = [str(x) for x in bench.skipped]
+    records = [x.as_dict() for x in labelings]
+    if args.out:
+        write_out(args.out, "".join(json.dumps(r, sort_keys=True) + "\n" for r in records))
+    if args.json:
+        print(dumps_json({**summary, "records": records}), end="")
+        return 0
+    by_id = bench.by_id()
+    agreement = "-" if summary["agreement"] is None else f"{summary['agreement']:.4f}"
+    print(
+        f"{summary['n']} questions, {summary['parsed']} parsed "
+        f"({summary['parse_rate']:.4f}), {len(bench.skipped)} records skipped"
+    )
+    print(f"agreement with gold: {summary['n_agree']}/{summary['parsed']} parsed ({agreement})")
+    print("outcomes: " + ", ".join(f"{k} {v}" for k, v in summary["outcomes"].items()))
+    for skip in bench.skipped:
+        print(f"  skipped {skip}")
+    for x in labelings:
+        if not x.parsed:
+            print(f"  {x.id}: not parsed: {x.reason}")
+    for x in labelings:
+        if x.parsed and not x.agrees:
+            depth = "" if x.depth is None else f" (depth {x.depth})"
+            extra = f" -- {x.reason}" if x.reason else ""
+            print(f"  {x.id}: gold {x.gold}, derived {x.derived}{depth}{extra}")
+            q = by_id[x.id]
+            if q.premises_fol is not None:
+                for f in (*q.premises_fol, q.conclusion_fol):
+                    print(f"      {f}")
+            else:
+                print(f"      theory: {q.context}")
+                print(f"      question: {q.question}")
+    return 0
+
+
+# ---------------------------------------------------------------- score-nli
+SCORE_EPILOG = """\
+PREDICTIONS is JSONL (or a JSON list) of {"id": ..., "prediction": ...} with an optional
+"explanation" (a chain of thought: a list of sentences or one string). A prediction is
+True/False/Unknown, A/B/C, or yes/no for LogicBench (case-insensitive). --gold is the
+benchmark's file in its own format (LogicBench: the BQA folder). Ids not in the gold
+file are an error; a record that cannot be read is skipped and counted.
+Example:
+  nesybench score-nli benchmarks/predictions/proofwriter-closed-world.jsonl \\
+      --benchmark proofwriter --gold benchmarks/proofwriter/dev-sample.json
+"""
+
+
+def _register_score_nli(subparsers) -> None:
+    from .readers import BENCHMARKS
+
+    p = subparsers.add_parser(
+        "score-nli",
+        help="score predictions on ProofWriter/PrOntoQA/FOLIO/LogicBench with baselines beside",
+        description="Score a model's predictions against a benchmark's gold labels: accuracy "
+        "with its interval, confusion, macro F1, the input-blind baselines, and per depth / per "
+        "axiom breakdowns.",
+        epilog=SCORE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("predictions", help="JSONL of {id, prediction[, explanation]}")
+    p.add_argument("--benchmark", required=True, choices=BENCHMARKS, help="the gold's benchmark")
+    p.add_argument("--gold", required=True, metavar="FILE_OR_FOLDER", help="the gold file")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument(
+        "--time-limit",
+        type=_time_limit,
+        default=10.0,
+        metavar="S",
+        help="seconds per solver call of the reference labeler (default 10)",
+    )
+    p.set_defaults(func=run_score_nli)
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4f}"
+
+
+def run_score_nli(args) -> int:
+    from ..progress import progress
+    from .readers import read_benchmark
+    from .score_nli import read_predictions, score_predictions
+
+    bench = read_benchmark(args.gold, benchmark=args.benchmark)
+    preds = read_predictions(args.predictions, benchmark=args.benchmark)
+    report = score_predictions(
+        bench,
+        preds,
+        time_limit=args.time_limit,
+        progress=lambda qs: progress(qs, desc="score-nli: reference depths"),
+    )
+    if args.json:
+        print(dumps_json(report), end="")
+        return 0
+    print_score_report(report)
+    return 0
+
+
+def print_score_report(report: dict) -> None:
+    """The ``score-nli`` report as text: every accuracy printed beside its baselines."""
+    import pandas as pd
+
+    from ..console import format_table
+
+    b = report["baselines"]
+    print(
+        f"{report['benchmark']}: {report['n']} of {report['n_gold']} gold questions predicted "
+        f"(coverage {report['coverage']:.4f})"
+    )
+    print(
+        f"accuracy {report['accuracy']:.4f}  [{report['accuracy_lo']:.4f}, "
+        f"{report['accuracy_hi']:.4f}] (Wilson 95%)   macro F1 {report['macro_f1']:.4f}"
+    )
+    line = (
+        f"baselines: majority ({b['majority']['label']}) {b['majority']['accuracy']:.4f}, "
+        f"uniform {b['uniform']:.4f}"
+    )
+    if "always_unknown" in b:
+        line += f", always Unknown {b['always_unknown']:.4f}"
+    lo, hi = b["blind_guess_range"]
+    print(line + f", blind-guess range [{lo:.4f}, {hi:.4f}]")
+    rows = [
+        {"gold": g, "n": v["n"], "accuracy": v["accuracy"], **report["confusion"][g]}
+        for g, v in report["per_label"].items()
+    ]
+    print("\nper gold label (accuracy; confusion: predicted counts)")
+    print(format_table(pd.DataFrame(rows).astype(object).fillna("-")))
+    if report.get("per_depth"):
+        print("\nper proof depth (reference labeler; None = no proof, e.g. Unknown)")
+        df = pd.DataFrame(report["per_depth"])[["depth", "n", "accuracy", "lo", "hi"]]
+        df["depth"] = df["depth"].map(lambda d: "none" if d is None or pd.isna(d) else int(d))
+        print(format_table(df))
+        mix = report.get("mixture")
+        if mix:
+            print(
+                f"depth mix: aggregate {mix['realized']:.4f} under the file's mix, "
+                f"{mix['uniform']:.4f} under a uniform mix, anywhere in "
+                f"[{mix['min']:.4f}, {mix['max']:.4f}] under another mix of these depths"
+            )
+        ref = report["reference"]
+        print(
+            f"reference labeler: {ref['parsed']}/{ref['n']} parsed, agreement "
+            f"{_fmt(ref['agreement'])}"
+        )
+    proof = report.get("proof")
+    if proof:
+        if "note" in proof:
+            print(f"\nproof accuracy: {proof['note']}")
+        else:
+            print(
+                f"\nwith explanations ({proof['n']}): label accuracy "
+                f"{proof['label_accuracy']:.4f}, proof accuracy {proof['proof_accuracy']:.4f} "
+                f"[{proof['proof_accuracy_lo']:.4f}, {proof['proof_accuracy_hi']:.4f}], "
+                f"right for the wrong reason {proof['right_for_wrong_reason']:.4f}"
+            )
+    if "per_axiom" in report:
+        print(
+            f"\nyes accuracy {_fmt(report['yes_accuracy'])} ({report['n_yes']}), "
+            f"no accuracy {_fmt(report['no_accuracy'])} ({report['n_no']}), "
+            f"pair consistency {_fmt(report['pair_consistency'])} "
+            f"({report['n_samples']} samples)"
+        )
+        for key in ("per_logic", "per_axiom"):
+            rows = [{key[4:]: k, **v} for k, v in report[key].items()]
+            print(f"\n{key.replace('_', ' ')}")
+            print(format_table(pd.DataFrame(rows)[[key[4:], "n", "accuracy", "lo", "hi"]]))
+    for key in ("skipped_gold", "skipped_predictions"):
+        for item in report[key]:
+            print(f"  {key.replace('_', ' ')}: {item}")

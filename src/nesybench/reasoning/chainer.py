@@ -30,6 +30,26 @@ Two strategies, checked in tests to give identical relations and depths:
   to older atoms and the ones after it to all atoms, so no rule instance is
   derived twice.
 
+Closed and open world
+---------------------
+``world="closed"`` (the default) reads ``not a`` in a body as negation as
+failure, as above.  ``world="open"`` is the open-world reading used by
+three-way benchmarks: nothing is false for lack of a proof.  Classical negation
+is reified (``not_p`` is the predicate "known not p", see
+:func:`~nesybench.reasoning.terms.complement`): explicit negative facts are
+``not_p`` atoms, a negated conclusion is a ``not_p`` head, and a negated body
+literal ``not p(X)`` holds only when ``not_p(X)`` is in the model.  The program
+is then positive, so there are no strata; :meth:`Closure.label` gives the
+three-way answer (True if the atom is derived, False if its complement is,
+Unknown otherwise) and :attr:`Closure.conflicts` lists the atoms derived both
+ways.  Contraposition is not applied (rules are read as directed), which is
+the reading of the rule-language benchmarks (ProofWriter).
+
+With ``proofs=True`` every derived atom keeps the first rule instance that
+derived it; :meth:`Closure.proof` rebuilds the derivation tree from those
+records.  Its depth equals the atom's depth, because an atom first derived in
+wave ``w`` has a premise first derived in wave ``w - 1``.
+
 Cost model
 ----------
 ``probes`` counts the match tests a nested-loop join performs: for each body
@@ -48,9 +68,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..errors import UserError
-from .terms import Atom, Literal, Rule, is_variable
+from .prover import Proof
+from .terms import Atom, Literal, Rule, complement, is_negated, is_variable, substitute
 
 STRATEGIES = ("semi-naive", "naive")
+WORLDS = ("closed", "open")
 
 Binding = dict[str, str]
 
@@ -77,6 +99,12 @@ class Closure:
         ``"naive"`` or ``"semi-naive"``.
     strata : tuple[tuple[str, ...], ...]
         Derived predicates grouped by stratum, lowest first.
+    world : str
+        ``"closed"`` or ``"open"`` (module docstring).
+    support : dict or None
+        With ``proofs=True``: each derived atom -> (the rule as stated, its
+        positive premises, the atoms checked absent), the first instance that
+        derived it.
     """
 
     atoms: dict[Atom, int]
@@ -84,6 +112,10 @@ class Closure:
     probes: int
     strategy: str
     strata: tuple[tuple[str, ...], ...] = field(default=())
+    world: str = "closed"
+    support: dict[Atom, tuple[Rule, tuple[Atom, ...], tuple[Atom, ...]]] | None = field(
+        default=None, repr=False
+    )
 
     def holds(self, atom: Atom) -> bool:
         return atom in self.atoms
@@ -91,6 +123,49 @@ class Closure:
     def depth(self, atom: Atom) -> int | None:
         """Depth of ``atom``, or ``None`` when it is not entailed."""
         return self.atoms.get(atom)
+
+    def label(self, atom: Atom) -> str:
+        """The open-world answer about ``atom``: ``"True"`` if it holds, ``"False"`` if its
+        complement holds, ``"Unknown"`` if neither, ``"Inconsistent"`` if both."""
+        yes, no = atom in self.atoms, complement(atom) in self.atoms
+        if yes and no:
+            return "Inconsistent"
+        return "True" if yes else "False" if no else "Unknown"
+
+    @property
+    def conflicts(self) -> list[Atom]:
+        """Positive atoms derived together with their complement (an inconsistent theory)."""
+        return sorted(
+            a for a in self.atoms if not is_negated(a.pred) and complement(a) in self.atoms
+        )
+
+    def proof(self, atom: Atom) -> Proof | None:
+        """The derivation tree of ``atom`` (None when it does not hold); needs ``proofs=True``.
+
+        Every node cites the rule as the program states it; its depth is ``depth(atom)``.
+        """
+        if self.support is None:
+            raise UserError("proof: run forward_chain(..., proofs=True) to keep derivations")
+        if atom not in self.atoms:
+            return None
+        built: dict[Atom, Proof] = {}
+        # Iterative post-order: derivations can be deeper than Python's recursion limit.
+        stack = [(atom, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if node in built:
+                continue
+            record = self.support.get(node)
+            if record is None:
+                built[node] = Proof(node)
+                continue
+            rule, premises, absent = record
+            if expanded:
+                built[node] = Proof(node, rule, tuple(built[p] for p in premises), absent)
+            else:
+                stack.append((node, True))
+                stack.extend((p, False) for p in premises if p not in built)
+        return built[atom]
 
     def relation(self, pred: str) -> list[tuple[str, ...]]:
         """The argument tuples of ``pred`` in the model, sorted."""
@@ -188,10 +263,6 @@ class _Counter:
         self.probes = 0
 
 
-def _substitute(atom: Atom, binding: Mapping[str, str]) -> Atom:
-    return Atom(atom.pred, tuple(binding.get(a, a) if is_variable(a) else a for a in atom.args))
-
-
 def _join(
     positives: Sequence[tuple[Atom, int, int]],
     negatives: Sequence[Atom],
@@ -230,7 +301,7 @@ def _join(
             return []
     for pattern in negatives:
         counter.probes += len(bindings)
-        bindings = [b for b in bindings if _substitute(pattern, b) not in negation_model]
+        bindings = [b for b in bindings if substitute(pattern, b) not in negation_model]
     return bindings
 
 
@@ -336,26 +407,28 @@ def _fire(
     strategy: str,
     negation_model,
     counter: _Counter,
-) -> list[Atom]:
-    """Heads derivable by ``rule`` from atoms stamped before ``wave``.
+) -> list[tuple[Atom, Binding]]:
+    """Heads derivable by ``rule`` from atoms stamped before ``wave``, each with its binding.
 
     Semi-naive restricts to instances using at least one atom stamped in
     ``[delta_lo, wave)``; naive takes every instance over ``[0, wave)``.
     """
     positives, negatives = _split(rule)
-    heads: list[Atom] = []
     if not positives:
         # A body of negations only (or empty): fires once, in the first wave.
         if strategy == "naive" or delta_lo == 0:
-            for b in _join([], negatives, store, negation_model, counter):
-                heads.append(_substitute(rule.head, b))
-        return heads
+            return [
+                (substitute(rule.head, b), b)
+                for b in _join([], negatives, store, negation_model, counter)
+            ]
+        return []
     if strategy == "naive":
         plan = [(p, 0, wave) for p in positives]
         return [
-            _substitute(rule.head, b)
+            (substitute(rule.head, b), b)
             for b in _join(plan, negatives, store, negation_model, counter)
         ]
+    heads: list[tuple[Atom, Binding]] = []
     for i, delta_atom in enumerate(positives):
         # Instances whose first delta literal is the i-th: literals before it
         # read old atoms, the i-th the delta, those after it everything.
@@ -363,7 +436,7 @@ def _fire(
         plan += [(p, 0, delta_lo) for p in positives[:i]]
         plan += [(p, 0, wave) for p in positives[i + 1 :]]
         heads.extend(
-            _substitute(rule.head, b)
+            (substitute(rule.head, b), b)
             for b in _join(plan, negatives, store, negation_model, counter)
         )
     return heads
@@ -377,13 +450,19 @@ def _saturate(
     strategy: str,
     negation_model,
     counter: _Counter,
+    support: dict | None = None,
+    stated: Mapping[Rule, Rule] | None = None,
 ) -> int:
-    """Apply ``rules`` wave by wave until a wave adds nothing; returns the next free wave number."""
+    """Apply ``rules`` wave by wave until a wave adds nothing; returns the next free wave number.
+
+    With ``support``, record for each new atom the rule instance that added it
+    (``stated`` maps a rewritten rule back to the rule as the program states it).
+    """
     wave, delta_lo = first_wave, 0
     while True:
         added = False
         for rule in rules:
-            for head in _fire(
+            for head, binding in _fire(
                 rule,
                 store,
                 wave=wave,
@@ -394,24 +473,56 @@ def _saturate(
             ):
                 if store.add(head, wave):
                     added = True
+                    if support is not None:
+                        positives, negatives = _split(rule)
+                        support[head] = (
+                            stated.get(rule, rule) if stated else rule,
+                            tuple(substitute(p, binding) for p in positives),
+                            tuple(substitute(n, binding) for n in negatives),
+                        )
         if not added:
             return wave
         delta_lo, wave = wave, wave + 1
 
 
+def _open_world(rules: list[Rule]) -> tuple[list[Rule], dict[Rule, Rule]]:
+    """Read every negated body literal ``not p`` as the explicit negative atom ``not_p``."""
+    rewritten, stated = [], {}
+    for rule in rules:
+        if all(lit.positive for lit in rule.body):
+            rewritten.append(rule)
+            continue
+        body = tuple(lit if lit.positive else Literal(complement(lit.atom)) for lit in rule.body)
+        new = Rule(rule.head, body)
+        rewritten.append(new)
+        stated.setdefault(new, rule)
+    return rewritten, stated
+
+
 def forward_chain(
-    facts: Iterable[Atom], rules: Iterable[Rule], *, strategy: str = "semi-naive"
+    facts: Iterable[Atom],
+    rules: Iterable[Rule],
+    *,
+    strategy: str = "semi-naive",
+    world: str = "closed",
+    proofs: bool = False,
 ) -> Closure:
     """Perfect model of a stratified Datalog program, with the depth of every atom.
 
     Parameters
     ----------
     facts : iterable of Atom
-        Ground atoms (depth 0).
+        Ground atoms (depth 0); explicit negative facts are ``not_<pred>`` atoms.
     rules : iterable of Rule
-        Range-restricted rules; negated body literals are negation as failure.
+        Range-restricted rules.
     strategy : {"semi-naive", "naive"}, keyword-only
         Evaluation strategy; both give the same atoms and depths.
+    world : {"closed", "open"}, keyword-only
+        How a negated body literal ``not p`` reads: as negation as failure
+        (closed) or as the explicit negative atom ``not_p`` (open); see the
+        module docstring.
+    proofs : bool, keyword-only
+        Keep the first derivation of every atom, for :meth:`Closure.proof`.
 
     Returns
     -------
@@ -431,11 +542,27 @@ def forward_chain(
     >>> c = forward_chain(edge, tc)
     >>> c.depth(Atom("p", ("a", "c"))), c.rounds, len(c)
     (2, 2, 5)
+
+    Open world: "the bear is big; if something is big and not red then it is not kind".
+
+    >>> x = ("X",)
+    >>> r = Rule(Atom("not_kind", x), (Literal(Atom("big", x)), Literal(Atom("red", x), False)))
+    >>> bear = ("bear",)
+    >>> forward_chain([Atom("big", bear)], [r], world="open").label(Atom("kind", bear))
+    'Unknown'
+    >>> c = forward_chain([Atom("big", bear), Atom("not_red", bear)], [r], world="open")
+    >>> c.label(Atom("kind", bear)), c.depth(Atom("not_kind", bear))
+    ('False', 1)
     """
     if strategy not in STRATEGIES:
         raise UserError(f"strategy must be one of {', '.join(STRATEGIES)}, got {strategy!r}")
+    if world not in WORLDS:
+        raise UserError(f"world must be one of {', '.join(WORLDS)}, got {world!r}")
     facts = list(facts)
     rules = list(rules)
+    stated: dict[Rule, Rule] = {}
+    if world == "open":
+        rules, stated = _open_world(rules)
     _check_program(facts, rules)
     strata = stratify(rules)
     derived = {r.head.pred for r in rules}
@@ -470,6 +597,7 @@ def forward_chain(
     store = _Store()
     for fact in facts:
         store.add(fact, 0)
+    support: dict | None = {} if proofs else None
     end = _saturate(
         rules,
         store,
@@ -477,6 +605,8 @@ def forward_chain(
         strategy=strategy,
         negation_model=store.stamp if negation_model is None else negation_model,
         counter=counter,
+        support=support,
+        stated=stated,
     )
     if negation_model is not None and set(store.stamp) != set(negation_model):
         raise RuntimeError(
@@ -484,7 +614,13 @@ def forward_chain(
         )
     atoms = dict(sorted(store.stamp.items(), key=lambda kv: (kv[1], kv[0])))
     return Closure(
-        atoms=atoms, rounds=end - 1, probes=counter.probes, strategy=strategy, strata=strata
+        atoms=atoms,
+        rounds=end - 1,
+        probes=counter.probes,
+        strategy=strategy,
+        strata=strata,
+        world=world,
+        support=support,
     )
 
 

@@ -29,11 +29,45 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from .terms import Atom, Literal, Rule
+from .terms import (
+    NEG_PREFIX,
+    Atom,
+    Literal,
+    Rule,
+    Theory,
+    base_pred,
+    complement,
+    is_negated,
+    negate_pred,
+)
+
+__all__ = [
+    "DIALECTS",
+    "NEG_PREFIX",
+    "Lexicon",
+    "ParseResult",
+    "Theory",
+    "article",
+    "base_pred",
+    "complement",
+    "corrupt_rule",
+    "is_negated",
+    "make_rule",
+    "negate_pred",
+    "parse_context",
+    "parse_sentence",
+    "pluralize",
+    "render_fact",
+    "render_proofwriter",
+    "render_question",
+    "render_rule",
+    "singularize",
+    "split_sentences",
+]
 
 #: the variable every rendered or parsed rule quantifies over
 RULE_VARIABLE = "X"
-NEG_PREFIX = "not_"
+DIALECTS = ("prontoqa", "proofwriter")
 
 RULE_STYLES = ("every", "each", "plural")
 QUESTION_STYLES = ("true_or_false", "statement")
@@ -69,25 +103,6 @@ def singularize(word: str) -> str | None:
 def article(word: str) -> str:
     """``a`` or ``an`` by the first letter (the published corpora use this rule)."""
     return "an" if word[:1].lower() in "aeiou" else "a"
-
-
-# ---------------------------------------------------------------- negation
-def negate_pred(pred: str) -> str:
-    """``sour -> not_sour`` and back: reified classical negation."""
-    return pred[len(NEG_PREFIX) :] if pred.startswith(NEG_PREFIX) else NEG_PREFIX + pred
-
-
-def is_negated(pred: str) -> bool:
-    return pred.startswith(NEG_PREFIX)
-
-
-def base_pred(pred: str) -> str:
-    return pred[len(NEG_PREFIX) :] if is_negated(pred) else pred
-
-
-def complement(atom: Atom) -> Atom:
-    """``sour(max) <-> not_sour(max)``."""
-    return Atom(negate_pred(atom.pred), atom.args)
 
 
 # ---------------------------------------------------------------- lexicon
@@ -230,6 +245,388 @@ def make_rule(body_pred: str, head_pred: str) -> Rule:
     return Rule(Atom(head_pred, v), (Literal(Atom(body_pred, v)),))
 
 
+# ---------------------------------------------------------------- ProofWriter dialect
+# The templated English of RuleTaker / ProofWriter theories, e.g.
+#
+#     The bear does not chase the lion.       Bob is cold.       The bald eagle is big.
+#     If something chases the bear and it sees the rabbit then the bear does not visit the rabbit.
+#     If someone is big and not red then they are kind.        If Dave is smart then Dave is quiet.
+#     Young things are big.    All quiet people are rough.     Red, cold things are not round.
+#
+# Logical form: an adjective is a unary predicate (``big(bob)``), a verb a
+# binary one named by its third-person form (``chases(the_bear, the_lion)``);
+# a name is its lower-cased constant (``bob``), "the" + noun is ``the_<noun>``
+# (``the_bald_eagle``), so names and nouns never collide.  "something",
+# "someone" and the pronouns "it", "they", "them" after them are the rule's
+# variable X.  A negated fact or conclusion is the reified atom
+# ``not_big(bob)``; a negated condition is a negated body literal, which the
+# forward chainer reads as the explicit negative atom in the open world and
+# as negation as failure in the closed world (ProofWriter's OWA and CWA).
+
+_PW_PRONOUNS = frozenset({"it", "they", "them"})
+_PW_QUANTIFIERS = frozenset({"something", "someone"})
+_PW_KINDS = frozenset({"things", "people"})
+_PW_COPULAS = frozenset({"is", "are"})
+_PW_AUX = frozenset({"does", "do"})
+_PW_KEYWORDS = (
+    _PW_PRONOUNS
+    | _PW_QUANTIFIERS
+    | _PW_COPULAS
+    | _PW_AUX
+    | {
+        "if",
+        "then",
+        "and",
+        "not",
+        "the",
+        "all",
+        ",",
+    }
+)
+_PW_WORD = re.compile(r"^[A-Za-z][A-Za-z0-9'-]*$")
+
+
+class _PWFail(Exception):
+    """A ProofWriter sentence outside the templates (caught inside the grammar)."""
+
+
+def third_person(verb: str) -> str:
+    """The third-person singular of a base verb form: ``chase -> chases``, ``watch -> watches``.
+
+    >>> [third_person(v) for v in ("see", "watch", "go", "carry", "have")]
+    ['sees', 'watches', 'goes', 'carries', 'has']
+    """
+    if verb == "have":
+        return "has"
+    if verb.endswith(("s", "x", "z", "ch", "sh", "o")):
+        return verb + "es"
+    if len(verb) > 1 and verb.endswith("y") and verb[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def base_form(verb: str) -> str:
+    """Inverse of :func:`third_person` (``chases -> chase``) for the forms it produces."""
+    if verb == "has":
+        return "have"
+    if verb.endswith("ies") and len(verb) > 3:
+        return verb[:-3] + "y"
+    if verb.endswith(("sses", "xes", "zes", "ches", "shes", "oes")):
+        return verb[:-2]
+    return verb[:-1] if verb.endswith("s") else verb
+
+
+class _PWClauses:
+    """A cursor over one sentence's tokens with the clause-level productions."""
+
+    def __init__(self, tokens: list[str]):
+        self.tokens = tokens
+        self.i = 0
+        self.variable_seen = False
+
+    # -- token helpers
+    def peek(self, k: int = 0) -> str | None:
+        j = self.i + k
+        return self.tokens[j] if j < len(self.tokens) else None
+
+    def take(self, what: str = "more words") -> str:
+        """The next token, whatever it is (``what`` names it in the failure at the end)."""
+        tok = self.peek()
+        if tok is None:
+            raise _PWFail(f"sentence ends early (expected {what})")
+        self.i += 1
+        return tok
+
+    def expect(self, word: str) -> str:
+        """The next token, which must be ``word`` (case-insensitive)."""
+        tok = self.take(repr(word))
+        if tok.lower() != word:
+            raise _PWFail(f"expected {word!r}, got {tok!r}")
+        return tok
+
+    def _is_name(self, tok: str | None) -> bool:
+        return (
+            tok is not None
+            and bool(_PW_WORD.match(tok))
+            and tok[:1].isupper()
+            and tok.lower() not in _PW_KEYWORDS
+        )
+
+    def starts_subject(self, tok: str | None) -> bool:
+        if tok is None:
+            return False
+        low = tok.lower()
+        return low in _PW_QUANTIFIERS or low in _PW_PRONOUNS or low == "the" or self._is_name(tok)
+
+    # -- noun phrases
+    def subject(self, *, first: bool) -> tuple[str, bool]:
+        """A noun phrase before a verb: (term, plural)."""
+        tok = self.take("a subject")
+        low = tok.lower()
+        if low in _PW_QUANTIFIERS:
+            self.variable_seen = True
+            return RULE_VARIABLE, False
+        if low in _PW_PRONOUNS:
+            if not self.variable_seen:
+                raise _PWFail(f"pronoun {tok!r} before 'something' or 'someone'")
+            if low == "them":
+                raise _PWFail("'them' cannot be a subject")
+            return RULE_VARIABLE, low == "they"
+        if low == "the":
+            words = []
+            # The noun runs up to the verb: a copula, an auxiliary, or the word
+            # right before the object noun phrase.
+            while True:
+                nxt = self.peek()
+                if nxt is None:
+                    raise _PWFail("sentence ends inside a noun phrase")
+                if nxt.lower() in _PW_COPULAS | _PW_AUX:
+                    break
+                if words and self.starts_object(self.peek(1)):
+                    break
+                if not _PW_WORD.match(nxt) or nxt.lower() in _PW_KEYWORDS:
+                    raise _PWFail(f"expected a noun after 'the', got {nxt!r}")
+                words.append(self.take().lower())
+            if not words:
+                raise _PWFail("expected a noun after 'the'")
+            return "the_" + "_".join(words), False
+        if self._is_name(tok) or (first and _PW_WORD.match(tok) and tok[:1].isupper()):
+            if tok.lower() in _PW_KEYWORDS:
+                raise _PWFail(f"{tok!r} is not a name")
+            return tok.lower(), False
+        raise _PWFail(f"expected a subject (a name, 'the NOUN', 'something', 'it'), got {tok!r}")
+
+    def starts_object(self, tok: str | None) -> bool:
+        if tok is None:
+            return False
+        low = tok.lower()
+        return low in _PW_QUANTIFIERS or low in ("it", "them") or low == "the" or self._is_name(tok)
+
+    def object(self) -> str:
+        tok = self.take("an object")
+        low = tok.lower()
+        if low in _PW_QUANTIFIERS:
+            self.variable_seen = True
+            return RULE_VARIABLE
+        if low in ("it", "them"):
+            if not self.variable_seen:
+                raise _PWFail(f"pronoun {tok!r} before 'something' or 'someone'")
+            return RULE_VARIABLE
+        if low == "the":
+            words = []
+            while self.peek() is not None and self.peek().lower() not in ("and", "then", ","):
+                nxt = self.take()
+                if not _PW_WORD.match(nxt) or nxt.lower() in _PW_KEYWORDS:
+                    raise _PWFail(f"expected a noun after 'the', got {nxt!r}")
+                words.append(nxt.lower())
+            if not words:
+                raise _PWFail("expected a noun after 'the'")
+            return "the_" + "_".join(words)
+        if self._is_name(tok):
+            return tok.lower()
+        raise _PWFail(f"expected an object (a name, 'the NOUN', 'something', 'it'), got {tok!r}")
+
+    # -- verb phrases
+    def adjective(self) -> str:
+        tok = self.take("an adjective")
+        if not _PW_WORD.match(tok) or tok.lower() in _PW_KEYWORDS:
+            raise _PWFail(f"expected an adjective, got {tok!r}")
+        if tok.lower().startswith(NEG_PREFIX):
+            raise _PWFail(f"predicate word may not start with {NEG_PREFIX!r}")
+        return tok.lower()
+
+    def verb_phrase(self, subject: str, plural: bool) -> list[tuple[Atom, bool]]:
+        """``is [not] ADJ [and [not] ADJ]*`` or ``[does not] VERB OBJECT``: (atom, positive)."""
+        tok = self.take("a verb")
+        low = tok.lower()
+        if low in _PW_COPULAS:
+            if (low == "are") != plural:
+                raise _PWFail(f"{tok!r} does not agree with its subject")
+            out = []
+            positive = True
+            if self.peek() is not None and self.peek().lower() == "not":
+                self.take()
+                positive = False
+            out.append((Atom(self.adjective(), (subject,)), positive))
+            # "is big and not red": more adjectives of the same subject
+            while (
+                self.peek() is not None
+                and self.peek().lower() == "and"
+                and not self.starts_subject(self.peek(1))
+                and self.peek(1) is not None
+                and self.peek(1).lower() != "then"
+            ):
+                self.take()
+                positive = True
+                if self.peek() is not None and self.peek().lower() == "not":
+                    self.take()
+                    positive = False
+                out.append((Atom(self.adjective(), (subject,)), positive))
+            return out
+        positive = True
+        if low in _PW_AUX:
+            if (low == "do") != plural:
+                raise _PWFail(f"{tok!r} does not agree with its subject")
+            self.expect("not")
+            positive = False
+            verb = self.take("a verb")
+            if not _PW_WORD.match(verb) or verb.lower() in _PW_KEYWORDS:
+                raise _PWFail(f"expected a verb, got {verb!r}")
+            pred = third_person(verb.lower())
+        else:
+            if not _PW_WORD.match(tok) or low in _PW_KEYWORDS:
+                raise _PWFail(f"expected a verb, got {tok!r}")
+            pred = third_person(low) if plural else low
+            if not plural and not low.endswith("s"):
+                raise _PWFail(f"expected a third-person verb (e.g. 'chases'), got {tok!r}")
+        if pred.startswith(NEG_PREFIX):
+            raise _PWFail(f"predicate word may not start with {NEG_PREFIX!r}")
+        return [(Atom(pred, (subject, self.object())), positive)]
+
+    def clause(self, *, first: bool) -> list[tuple[Atom, bool]]:
+        subject, plural = self.subject(first=first)
+        return self.verb_phrase(subject, plural)
+
+    def done(self) -> bool:
+        return self.i >= len(self.tokens)
+
+
+def _pw_tokens(sentence: str) -> list[str]:
+    body = sentence[:-1] if sentence.endswith(".") else sentence
+    return body.replace(",", " , ").split()
+
+
+def _pw_head(atom: Atom, positive: bool) -> Atom:
+    return atom if positive else complement(atom)
+
+
+def _parse_pw_generic(tokens: list[str]) -> ParseResult:
+    """``[All] ADJ[, ADJ]* [and ADJ] things|people are [not] ADJ``."""
+    words = tokens[1:] if tokens[0].lower() == "all" else tokens
+    try:
+        kind_at = next(i for i, w in enumerate(words) if w.lower() in _PW_KINDS)
+    except StopIteration:
+        return _fail("expected 'ADJ things are ...' or 'ADJ people are ...'")
+    adjectives = [w for w in words[:kind_at] if w not in (",", "and")]
+    rest = words[kind_at + 1 :]
+    if not adjectives or not rest or rest[0].lower() != "are":
+        return _fail("expected 'ADJ things are ADJ' or 'ADJ people are ADJ'")
+    rest = rest[1:]
+    positive = True
+    if rest and rest[0].lower() == "not":
+        positive, rest = False, rest[1:]
+    if len(rest) != 1:
+        return _fail("expected one adjective after 'are'")
+    bad = [w for w in [*adjectives, rest[0]] if not _PW_WORD.match(w) or w.lower() in _PW_KEYWORDS]
+    if bad:
+        return _fail(f"expected an adjective, got {bad[0]!r}")
+    x = (RULE_VARIABLE,)
+    body = tuple(Literal(Atom(a.lower(), x)) for a in adjectives)
+    head = _pw_head(Atom(rest[0].lower(), x), positive)
+    if any(lit.atom.pred.startswith(NEG_PREFIX) for lit in body) or base_pred(head.pred) != (
+        rest[0].lower()
+    ):
+        return _fail(f"predicate word may not start with {NEG_PREFIX!r}")
+    return ParseResult("rule", rule=Rule(head, body), style="generic")
+
+
+def _parse_pw_clause(sentence: str) -> ParseResult:
+    tokens = _pw_tokens(sentence)
+    if not tokens:
+        return _fail("empty sentence")
+    first = tokens[0].lower()
+    try:
+        if first == "if":
+            cur = _PWClauses(tokens)
+            cur.expect("if")
+            body: list[tuple[Atom, bool]] = cur.clause(first=True)
+            while cur.peek() is not None and cur.peek().lower() == "and":
+                cur.take()
+                body += cur.clause(first=False)
+            cur.expect("then")
+            head = cur.clause(first=False)
+            if not cur.done():
+                raise _PWFail(f"unexpected {cur.peek()!r} after the conclusion")
+            if len(head) != 1:
+                raise _PWFail("a conclusion must be one statement")
+            atom, positive = head[0]
+            rule = Rule(_pw_head(atom, positive), tuple(Literal(a, p) for a, p in body))
+            return ParseResult("rule", rule=rule, style="if")
+        if any(t.lower() in _PW_KINDS for t in tokens) and any(t.lower() == "are" for t in tokens):
+            return _parse_pw_generic(tokens)
+        cur = _PWClauses(tokens)
+        clause = cur.clause(first=True)
+        if not cur.done():
+            raise _PWFail(f"unexpected {cur.peek()!r} after the statement")
+        if len(clause) != 1:
+            raise _PWFail("a fact must be one statement")
+        atom, positive = clause[0]
+        if not atom.is_ground:
+            raise _PWFail("a fact must be about named things, not 'something'")
+        return ParseResult("fact", atom=_pw_head(atom, positive))
+    except _PWFail as exc:
+        return _fail(str(exc))
+
+
+def _parse_pw_sentence(sentence: str) -> ParseResult:
+    if "?" in sentence:
+        prefix, _, statement = sentence.rpartition("?")
+        statement = statement.strip()
+        if not statement:
+            return _fail("expected a statement after the question")
+        inner = _parse_pw_clause(statement)
+        if inner.kind != "fact":
+            return _fail(f"a question must ask about a fact: {inner.reason or 'got a rule'}")
+        return ParseResult("question", atom=inner.atom, style=prefix.strip() + "?")
+    return _parse_pw_clause(sentence)
+
+
+def _pw_term(term: str, *, mention: int) -> str:
+    if term == RULE_VARIABLE:
+        return "something" if mention == 0 else "it"
+    if term.startswith("the_"):
+        return "the " + term[4:].replace("_", " ")
+    return term[:1].upper() + term[1:]
+
+
+def _pw_statement(atom: Atom, positive: bool, seen: list[int]) -> str:
+    """One clause; ``seen`` counts mentions of the variable so far (mutated)."""
+    if not positive or is_negated(atom.pred):
+        positive = positive and not is_negated(atom.pred)
+    pred = base_pred(atom.pred)
+    subject = _pw_term(atom.args[0], mention=seen[0])
+    seen[0] += atom.args[0] == RULE_VARIABLE
+    if len(atom.args) == 1:
+        return f"{subject} is {'' if positive else 'not '}{pred}"
+    if len(atom.args) == 2:
+        obj = _pw_term(atom.args[1], mention=seen[0])
+        seen[0] += atom.args[1] == RULE_VARIABLE
+        verb = pred if positive else f"does not {base_form(pred)}"
+        return f"{subject} {verb} {obj}"
+    raise ValueError(f"only unary and binary atoms have a ProofWriter form, got {atom}")
+
+
+def render_proofwriter(value: Atom | Rule) -> str:
+    """A fact or rule as a ProofWriter sentence (the inverse of the ``proofwriter`` dialect).
+
+    >>> x = ("X",)
+    >>> body = (Literal(Atom("big", x)), Literal(Atom("sees", ("X", "bob"))))
+    >>> r = Rule(Atom("not_kind", x), body)
+    >>> render_proofwriter(r)
+    'If something is big and it sees Bob then it is not kind.'
+    >>> render_proofwriter(Atom("not_chases", ("the_bald_eagle", "the_cat")))
+    'The bald eagle does not chase the cat.'
+    """
+    seen = [0]
+    if isinstance(value, Atom):
+        text = _pw_statement(value, True, seen)
+    else:
+        parts = [_pw_statement(lit.atom, lit.positive, seen) for lit in value.body]
+        head = _pw_statement(value.head, True, seen)
+        text = f"If {' and '.join(parts)} then {head}"
+    return text[:1].upper() + text[1:] + "."
+
+
 # ---------------------------------------------------------------- parsing
 def _content_word(word: str) -> bool:
     return bool(_WORD.match(word))
@@ -317,13 +714,18 @@ def _parse_clause(text: str, *, lexicon: Lexicon | None) -> ParseResult:
     return _fail("expected 'Every/Each NOUN is ...', 'NOUNs are ...' or 'NAME is ...'")
 
 
-def parse_sentence(text: object, *, lexicon: Lexicon | None = None) -> ParseResult:
+def parse_sentence(
+    text: object, *, lexicon: Lexicon | None = None, dialect: str = "prontoqa"
+) -> ParseResult:
     """Parse one sentence of the grammar; never raises (failures are results).
 
     Parameters
     ----------
     text : the sentence (anything else, e.g. None or a number, is a failure).
     lexicon : optional repairs applied before the strict grammar.
+    dialect : ``"prontoqa"`` (the concept-chain forms of the module docstring)
+        or ``"proofwriter"`` (RuleTaker / ProofWriter templates: relations,
+        "something"/"it" rules, "All X things are Y", negated conditions).
 
     Returns
     -------
@@ -335,10 +737,19 @@ def parse_sentence(text: object, *, lexicon: Lexicon | None = None) -> ParseResu
     'not_sour(X) :- tumpus(X).'
     >>> parse_sentence("All wumpuses are jompuses.").kind
     'failure'
+    >>> str(parse_sentence("If something is big and not red then it is kind.",
+    ...                    dialect="proofwriter").rule)
+    'kind(X) :- big(X), not red(X).'
     """
+    if dialect not in DIALECTS:
+        raise ValueError(f"dialect must be one of {DIALECTS}, got {dialect!r}")
     if not isinstance(text, str):
         return _fail(f"expected a string, got {type(text).__name__}")
     sentence = " ".join(text.split())
+    if dialect == "proofwriter":
+        if lexicon is not None:
+            sentence = " ".join(lexicon.normalize(sentence).split())
+        return _parse_pw_sentence(sentence) if sentence else _fail("empty sentence")
     if lexicon is not None:
         sentence = " ".join(lexicon.normalize(sentence).split())
     if not sentence:
@@ -371,28 +782,22 @@ def split_sentences(text: str) -> list[str]:
     return out
 
 
-@dataclass(frozen=True)
-class Theory:
-    """A parsed context: ground facts and rules in the order the text lists them."""
+def parse_context(
+    text: str, *, lexicon: Lexicon | None = None, dialect: str = "prontoqa"
+) -> Theory:
+    """Parse every sentence of a context paragraph; questions count as failures here.
 
-    facts: tuple[Atom, ...]
-    rules: tuple[Rule, ...]
-    failures: tuple[tuple[str, str], ...]  # (sentence, reason) for every unparsed sentence
-    adjectives: frozenset[str] = frozenset()  # base predicates written as properties (no article)
-
-    @property
-    def ok(self) -> bool:
-        return not self.failures
-
-
-def parse_context(text: str, *, lexicon: Lexicon | None = None) -> Theory:
-    """Parse every sentence of a context paragraph; questions count as failures here."""
+    Never raises on text: a sentence outside the grammar is a ``(sentence, reason)``
+    entry of ``Theory.failures``.
+    """
     facts: list[Atom] = []
     rules: list[Rule] = []
     failures: list[tuple[str, str]] = []
     adjectives: set[str] = set()
+    if not isinstance(text, str):
+        return Theory((), (), ((repr(text)[:80], "expected a string"),))
     for sentence in split_sentences(text):
-        res = parse_sentence(sentence, lexicon=lexicon)
+        res = parse_sentence(sentence, lexicon=lexicon, dialect=dialect)
         if res.kind == "fact":
             facts.append(res.atom)
             if res.adjective:

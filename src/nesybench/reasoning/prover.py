@@ -33,7 +33,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from .terms import Atom, Literal, Rule, is_variable
+from .terms import Atom, Literal, Rule, is_variable, substitute
+
+__all__ = ["Proof", "ProofStep", "Prover", "prove", "substitute", "unify"]
 
 Subst = dict[str, str]
 
@@ -115,10 +117,6 @@ def unify(a: Atom, b: Atom, subst: Subst | None = None) -> Subst | None:
         else:
             return None
     return out
-
-
-def substitute(atom: Atom, subst: Subst) -> Atom:
-    return Atom(atom.pred, tuple(_walk(t, subst) for t in atom.args))
 
 
 def _variant_key(atom: Atom) -> tuple:

@@ -2,12 +2,21 @@
 
 An argument that starts with an upper-case letter or ``_`` is a variable
 (Prolog convention); anything else is a constant.  Negation in rule bodies is
-negation as failure (``Literal(atom, positive=False)``).
+negation as failure (``Literal(atom, positive=False)``); classical negation is
+reified as a predicate of its own, ``not_<pred>`` (:func:`complement`), so a
+negated conclusion or an explicit negative fact is an ordinary atom.
+
+Also here, because every engine needs them and none owns them: the one
+substitution (:func:`substitute`) and the one :class:`Theory` (facts, rules and
+what was learned while building them).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+
+NEG_PREFIX = "not_"
 
 
 def is_variable(term: str) -> bool:
@@ -52,3 +61,75 @@ class Rule:
         if not self.body:
             return f"{self.head}."
         return f"{self.head} :- {', '.join(str(b) for b in self.body)}."
+
+
+# ---------------------------------------------------------------- substitution
+def substitute(atom: Atom, subst: Mapping[str, str]) -> Atom:
+    """``atom`` with every variable replaced by its value under ``subst``.
+
+    ``subst`` maps variables to terms; a value that is itself a bound variable
+    is followed (a triangular substitution, as unification builds it), so
+    ``{X: Y, Y: bob}`` sends ``X`` to ``bob``.  Constants and unbound variables
+    stay as they are.
+
+    >>> str(substitute(Atom("likes", ("X", "Y", "ann")), {"X": "Y", "Y": "bob"}))
+    'likes(bob, bob, ann)'
+    """
+    args = []
+    for term in atom.args:
+        while is_variable(term) and term in subst:
+            term = subst[term]
+        args.append(term)
+    return Atom(atom.pred, tuple(args))
+
+
+# ---------------------------------------------------------------- reified negation
+def negate_pred(pred: str) -> str:
+    """``sour -> not_sour`` and back: reified classical negation."""
+    return pred[len(NEG_PREFIX) :] if pred.startswith(NEG_PREFIX) else NEG_PREFIX + pred
+
+
+def is_negated(pred: str) -> bool:
+    return pred.startswith(NEG_PREFIX)
+
+
+def base_pred(pred: str) -> str:
+    return pred[len(NEG_PREFIX) :] if is_negated(pred) else pred
+
+
+def complement(atom: Atom) -> Atom:
+    """``sour(max) <-> not_sour(max)``."""
+    return Atom(negate_pred(atom.pred), atom.args)
+
+
+# ---------------------------------------------------------------- theories
+@dataclass(frozen=True)
+class Theory:
+    """A theory: ground facts and rules in the order they were stated, and how it was obtained.
+
+    The one theory type of nesybench: parsers return it (with the sentences they
+    could not read in ``failures``), generators build it (naming it by ``key``).
+
+    Attributes
+    ----------
+    facts : ground atoms (explicit negative facts are ``not_<pred>`` atoms).
+    rules : the rules.
+    failures : ``(sentence, reason)`` for every sentence a parser could not read.
+    adjectives : base predicates written as properties (no article), so they
+        can be rendered back the way they were written.
+    entities : the constants the theory talks about, when the builder knows
+        them (a generator may declare entities that no fact mentions).
+    key : where the theory comes from (a record id, ``("train", 3)``, ...).
+    """
+
+    facts: tuple[Atom, ...]
+    rules: tuple[Rule, ...]
+    failures: tuple[tuple[str, str], ...] = ()
+    adjectives: frozenset[str] = frozenset()
+    entities: tuple[str, ...] = ()
+    key: tuple[str | int, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        """True when every sentence was read (no failures)."""
+        return not self.failures

@@ -1,0 +1,399 @@
+"""Hostile inputs to the nli commands (check-trace, label, score-nli): see tests/cli_cases.py.
+
+Bad files stop with one ``error:`` line and exit 2; a bad record inside a good
+file is a counted, reported skip (exit 0).
+"""
+
+import json
+
+from tests.cli_cases import Case, parametrize, run_case
+
+PREFIX = "Based on the above information, is the following statement true, false, or unknown? "
+CONTEXT = "The cat chases the dog. If something chases the dog then it is red."
+OPTIONS = ["A) True", "B) False", "C) Unknown"]
+
+
+def pw(i, answer="A", statement="The cat is red."):
+    return {
+        "id": f"q{i}",
+        "context": CONTEXT,
+        "question": PREFIX + statement,
+        "options": OPTIONS,
+        "answer": answer,
+    }
+
+
+GOLD = json.dumps([pw(0), pw(1, "C", "The dog is red."), pw(2, "B", "The cat is not red.")])
+PREDS = "".join(
+    json.dumps({"id": f"q{i}", "prediction": y}) + "\n"
+    for i, y in enumerate(["True", "Unknown", "True"])
+)
+FOLIO = "\n".join(
+    json.dumps(x)
+    for x in [
+        {
+            "example_id": 1,
+            "premises": ["p"],
+            "premises-FOL": ["∀x (P(x) → Q(x))", "P(a)"],
+            "conclusion": "c",
+            "conclusion-FOL": "Q(a)",
+            "label": "True",
+        },
+        {
+            "example_id": 2,
+            "premises": ["p"],
+            "premises-FOL": ["P(a))"],
+            "conclusion": "c",
+            "conclusion-FOL": "Q(a)",
+            "label": "True",
+        },
+    ]
+)
+TRACE = {
+    "context": "Every wumpus is a rompus. Sam is a wumpus.",
+    "question": "True or false: Sam is a rompus.",
+    "chain_of_thought": ["Sam is a rompus."],
+    "answer": "True",
+}
+BQA = json.dumps(
+    {
+        "type": "propositional_logic",
+        "axiom": "modus_tollens",
+        "samples": [
+            {
+                "id": 1,
+                "context": "c",
+                "qa_pairs": [{"question": "q", "answer": "yes"}, {"question": "q", "answer": "no"}],
+            }
+        ],
+    }
+)
+DEEP = "[" * 50_000 + "]" * 50_000
+BIG_GOLD = json.dumps(
+    [
+        pw(i, "ABC"[i % 3], ["The cat is red.", "The dog is red.", "The cat is not red."][i % 3])
+        for i in range(50_000)
+    ]
+)
+BIG_PREDS = "".join(json.dumps({"id": f"q{i}", "prediction": "True"}) + "\n" for i in range(50_000))
+
+
+def _label(name, content, *extra, exit=2, err=None, stdout=None, fmt="proofwriter", files=None):
+    files = {"in.json": content, **(files or {})} if content is not None else dict(files or {})
+    return Case(
+        f"label-{name}",
+        ["label", "in.json", "--format", fmt, *extra],
+        exit=exit,
+        err=err,
+        stdout=stdout,
+        files=files,
+    )
+
+
+def _score(
+    name,
+    preds,
+    gold=GOLD,
+    *extra,
+    exit=2,
+    err=None,
+    stdout=None,
+    bench="proofwriter",
+    gold_name="gold.json",
+    files=None,
+):
+    f = dict(files or {})
+    if preds is not None:
+        f["p.jsonl"] = preds
+    if gold is not None:
+        f[gold_name] = gold
+    return Case(
+        f"score-{name}",
+        ["score-nli", "p.jsonl", "--benchmark", bench, "--gold", gold_name, *extra],
+        exit=exit,
+        err=err,
+        stdout=stdout,
+        files=f,
+    )
+
+
+CASES = [
+    # ------------------------------------------------------------ label: bad files
+    Case(
+        "label-missing-file",
+        ["label", "nope.json", "--format", "proofwriter"],
+        err="file not found",
+    ),
+    Case("label-folder", ["label", ".", "--format", "proofwriter"], err="is a folder"),
+    _label("empty", "", err="empty file"),
+    _label("blank-lines", "\n\n  \n", err="empty file"),
+    _label("truncated-list", GOLD[: len(GOLD) // 2], err="not valid JSON"),
+    _label("top-level-int", "42", err="got a JSON int"),
+    _label("top-level-string", '"hello"', err="got a JSON str"),
+    _label("top-level-null", "null", err="got a JSON null"),
+    _label("not-utf8", b"\xff\xfe\xfa\x00", err="UTF-8"),
+    _label("not-json", "hello\nworld\n", err="not JSON or JSON Lines"),
+    _label("empty-list", "[]", err="no usable proofwriter record"),
+    _label("all-records-bad", json.dumps([{"id": 1}, 3, "x"]), err="no usable proofwriter"),
+    _label("all-labels-unknown", json.dumps([pw(0, "Z")]), err="unknown label 'Z'"),
+    _label("deeply-nested", DEEP, err="nested too deeply"),
+    _label("unknown-format", GOLD, exit=2, fmt="logicbench", err="invalid choice"),
+    _label("unknown-format-2", GOLD, exit=2, fmt="squad", err="invalid choice"),
+    Case("label-no-format", ["label", "in.json"], files={"in.json": GOLD}, err="required"),
+    _label("time-limit-zero", GOLD, "--time-limit", "0", err="time-limit"),
+    _label("time-limit-negative", GOLD, "--time-limit", "-1", err="time-limit"),
+    _label("time-limit-nan", GOLD, "--time-limit", "nan", err="time-limit"),
+    _label("time-limit-inf", GOLD, "--time-limit", "inf", err="time-limit"),
+    _label("time-limit-huge", GOLD, "--time-limit", "1e9", err="time-limit"),
+    _label("time-limit-text", GOLD, "--time-limit", "soon", err="time-limit"),
+    _label("out-is-a-folder", GOLD, "--out", ".", err="--out"),
+    _label("out-under-a-file", GOLD, "--out", "in.json/v.jsonl", err="--out"),
+    _label("out-unwritable", GOLD, "--out", "/proc/nesybench/v.jsonl", err="--out"),
+    # ------------------------------------------------------------ label: good files
+    _label("good", GOLD, exit=0, stdout=r"agreement with gold: 3/3"),
+    _label("good-json", GOLD, "--json", exit=0, stdout=r'"agreement": 1\.0'),
+    _label("bom", "\ufeff" + GOLD, exit=0, stdout="3 questions"),
+    _label(
+        "one-bad-record",
+        json.dumps([pw(0), {"id": "x"}, pw(1, "C", "The dog is red.")]),
+        exit=0,
+        stdout=r"skipped record 1: missing field 'context'",
+    ),
+    _label("duplicate-id", json.dumps([pw(0), pw(0)]), exit=0, stdout=r"duplicate id 'q0'"),
+    _label(
+        "jsonl-broken-line", json.dumps(pw(0)) + "\n{oops\n", exit=0, stdout=r"line 2 is not JSON"
+    ),
+    _label(
+        "unparsed-sentence",
+        json.dumps([{**pw(0), "context": CONTEXT + " The moon sings!"}]),
+        exit=0,
+        stdout=r"not parsed: .*'The moon sings!'",
+    ),
+    _label(
+        "disagreement-shows-theory",
+        json.dumps([pw(0, "B")]),
+        exit=0,
+        stdout=r"gold False, derived True .*\n.*theory: The cat chases",
+    ),
+    _label("folio", FOLIO, exit=0, fmt="folio", stdout=r"1/1 parsed"),
+    _label(
+        "folio-bad-formula-quoted",
+        FOLIO,
+        exit=0,
+        fmt="folio",
+        stdout=r"2: not parsed: premise 1 does not parse .*'P\(a\)\)'",
+    ),
+    _label(
+        "prontoqa",
+        json.dumps(
+            [
+                {
+                    **TRACE,
+                    "id": "p",
+                    "options": ["A) True", "B) False"],
+                    "question": "Is the following statement true or false? Sam is a rompus.",
+                    "answer": "A",
+                }
+            ]
+        ),
+        exit=0,
+        fmt="prontoqa",
+        stdout=r"1/1 parsed",
+    ),
+    _label("fifty-thousand", BIG_GOLD, exit=0, stdout=r"50000 questions"),
+    # ------------------------------------------------------------ score-nli: bad files
+    _score("missing-predictions", None, err="p.jsonl: file not found"),
+    _score("missing-gold", PREDS, None, err="gold.json: file not found"),
+    _score("gold-is-a-folder", PREDS, None, gold_name=".", err="is a folder"),
+    _score("empty-predictions", "", err="empty file"),
+    _score("truncated-predictions", "[" + PREDS.replace("\n", ","), err="not valid JSON"),
+    _score("predictions-int", "7", err="got a JSON int"),
+    _score("predictions-not-json", "a\nb\n", err="not JSON or JSON Lines"),
+    _score("predictions-deep", DEEP, err="nested too deeply"),
+    _score("predictions-not-utf8", b"\x80\x81", err="UTF-8"),
+    _score(
+        "all-predictions-bad",
+        '{"id": "q0", "prediction": "maybe"}\n',
+        err=r"no usable prediction .*unknown label 'maybe'",
+    ),
+    _score("predictions-no-id", '{"prediction": "True"}\n', err="missing field 'id'"),
+    _score("prediction-wrong-type", '{"id": "q0", "prediction": 1}\n', err="must be a string"),
+    _score(
+        "unknown-ids",
+        PREDS + '{"id": "zz", "prediction": "True"}\n',
+        err=r"1 prediction id\(s\) not in the gold file .*'zz'",
+    ),
+    _score(
+        "duplicate-ids",
+        PREDS + '{"id": "q0", "prediction": "False"}\n',
+        err="duplicate prediction id 'q0'",
+    ),
+    _score("gold-empty", PREDS, "", err="gold.json: empty file"),
+    _score("gold-truncated", PREDS, GOLD[:40], err="gold.json: not valid JSON"),
+    _score("gold-wrong-type", PREDS, "{}", err="no usable proofwriter record"),
+    _score("gold-wrong-benchmark", PREDS, bench="squad", err="invalid choice"),
+    Case(
+        "score-no-gold",
+        ["score-nli", "p.jsonl", "--benchmark", "folio"],
+        files={"p.jsonl": PREDS},
+        err="required",
+    ),
+    _score("bad-time-limit", PREDS, GOLD, "--time-limit", "-3", err="time-limit"),
+    _score(
+        "logicbench-missing-folder",
+        '{"id": "a", "prediction": "yes"}\n',
+        None,
+        bench="logicbench",
+        gold_name="BQA",
+        err="BQA: not found",
+    ),
+    _score(
+        "logicbench-empty-folder",
+        '{"id": "a", "prediction": "yes"}\n',
+        None,
+        bench="logicbench",
+        gold_name="BQA",
+        files={"BQA/readme.txt": "x"},
+        err="no <logic>/<axiom>/data_instances.json",
+    ),
+    _score(
+        "logicbench-truncated-file",
+        '{"id": "a", "prediction": "yes"}\n',
+        None,
+        bench="logicbench",
+        gold_name="BQA",
+        files={"BQA/pl/mt/data_instances.json": BQA[:30]},
+        err="not valid JSON",
+    ),
+    _score(
+        "logicbench-samples-not-list",
+        '{"id": "a", "prediction": "yes"}\n',
+        None,
+        bench="logicbench",
+        gold_name="BQA",
+        files={"BQA/pl/mt/data_instances.json": '{"samples": 3}'},
+        err="'samples' must be a list",
+    ),
+    _score(
+        "logicbench-true-false",
+        '{"id": "pl/mt/1/0", "prediction": "True"}\n',
+        None,
+        bench="logicbench",
+        gold_name="BQA",
+        files={"BQA/pl/mt/data_instances.json": BQA},
+        err="unknown label 'True'",
+    ),
+    # ------------------------------------------------------------ score-nli: good files
+    _score("good", PREDS, exit=0, stdout=r"baselines: majority"),
+    _score("good-json", PREDS, GOLD, "--json", exit=0, stdout=r'"accuracy": 0\.6666'),
+    _score(
+        "letters-and-case",
+        '{"id": "q0", "prediction": "a"}\n{"id": "q1", "prediction": "UNKNOWN"}\n',
+        exit=0,
+        stdout=r"accuracy 1\.0000",
+    ),
+    _score(
+        "one-bad-prediction",
+        PREDS + '{"id": "q9", "prediction": "perhaps"}\n',
+        exit=0,
+        stdout=r"skipped predictions: record 3: unknown label 'perhaps'",
+    ),
+    _score("bom-predictions", "\ufeff" + PREDS, exit=0, stdout="coverage 1.0000"),
+    _score(
+        "partial-coverage",
+        PREDS.splitlines()[0] + "\n",
+        exit=0,
+        stdout=r"1 of 3 gold questions predicted \(coverage 0\.3333\)",
+    ),
+    _score(
+        "logicbench",
+        '{"id": "pl/mt/1/0", "prediction": "yes"}\n',
+        None,
+        bench="logicbench",
+        gold_name="BQA",
+        files={"BQA/pl/mt/data_instances.json": BQA},
+        exit=0,
+        stdout=r"yes accuracy 1\.0000",
+    ),
+    _score(
+        "folio",
+        '{"id": "1", "prediction": "True"}\n',
+        FOLIO,
+        bench="folio",
+        gold_name="f.jsonl",
+        exit=0,
+        stdout=r"always Unknown 0\.0000",
+    ),
+    _score("fifty-thousand", BIG_PREDS, BIG_GOLD, exit=0, stdout=r"50000 of 50000"),
+    # ------------------------------------------------------------ check-trace
+    Case(
+        "trace-options-not-a-list",
+        ["check-trace", "t.json"],
+        files={"t.json": json.dumps([{**TRACE, "answer": "A", "options": 5}])},
+        exit=0,
+        stdout=r"options must be a list",
+    ),
+    Case(
+        "trace-options-list-of-numbers",
+        ["check-trace", "t.json"],
+        files={"t.json": json.dumps([{**TRACE, "answer": "A", "options": [1, 2]}])},
+        exit=0,
+        stdout=r"neither True/False nor an option letter",
+    ),
+    Case(
+        "trace-deeply-nested",
+        ["check-trace", "t.json"],
+        files={"t.json": DEEP},
+        err="nested too deeply",
+    ),
+    Case(
+        "trace-deep-object",
+        ["check-trace", "t.json"],
+        files={"t.json": '{"a":' * 50_000 + "1" + "}" * 50_000},
+        err="nested too deeply",
+    ),
+    Case(
+        "trace-bom",
+        ["check-trace", "t.json"],
+        files={"t.json": "\ufeff" + json.dumps([TRACE])},
+        exit=0,
+        stdout="1 checked",
+    ),
+    Case(
+        "trace-bom-jsonl",
+        ["check-trace", "t.jsonl"],
+        files={"t.jsonl": "\ufeff" + json.dumps(TRACE) + "\n" + json.dumps(TRACE) + "\n"},
+        exit=0,
+        stdout="2 checked",
+    ),
+    Case(
+        "trace-out-is-a-folder",
+        ["check-trace", "t.json", "--out", "."],
+        files={"t.json": json.dumps([TRACE])},
+        err="--out",
+    ),
+    Case(
+        "trace-out-under-a-file",
+        ["check-trace", "t.json", "--out", "t.json/v.jsonl"],
+        files={"t.json": json.dumps([TRACE])},
+        err="--out",
+    ),
+    Case(
+        "trace-out-unwritable",
+        ["check-trace", "t.json", "--out", "/proc/x/v.jsonl"],
+        files={"t.json": json.dumps([TRACE])},
+        err="--out",
+    ),
+    Case(
+        "trace-truncated",
+        ["check-trace", "t.json"],
+        files={"t.json": json.dumps([TRACE, TRACE])[:-20]},
+        err="not valid JSON",
+        out="v.jsonl",
+    ),
+]
+
+
+@parametrize(CASES)
+def test_cli_case(case, tmp_path):
+    run_case(case, tmp_path)
