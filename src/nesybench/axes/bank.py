@@ -25,6 +25,7 @@ from ..reasoning.chainer import forward_chain
 from ..reasoning.grammar import render_question
 from ..reasoning.prover import Prover
 from ..reasoning.terms import Atom, Literal, Rule
+from ..seeds import child_rng
 
 VARIABLE = "X"
 
@@ -129,7 +130,7 @@ def sample_theory(split: str, index: int, rng: np.random.Generator, config: Bank
 
 def theory_rng(seed: int, split: str, index: int) -> np.random.Generator:
     """Child generator derived by name, so theories do not depend on generation order."""
-    return np.random.default_rng(np.random.SeedSequence([seed, index, *split.encode()]))
+    return child_rng(seed, "bank", split, index)
 
 
 def generate_theories(config: BankConfig, *, seed: int) -> list[Theory]:
@@ -247,10 +248,7 @@ def build_bank(config: BankConfig, *, seed: int) -> tuple[pd.DataFrame, pd.DataF
                     "extra_positive": bool(extra.positive) if extra else True,
                 }
             )
-        rng = np.random.default_rng(
-            np.random.SeedSequence([seed, t.index, *f"label-{t.split}".encode()])
-        )
-        question_rows += label_theory(t, rng)
+        question_rows += label_theory(t, child_rng(seed, "label", t.split, t.index))
     bank = pd.DataFrame(bank_rows)
     questions = pd.DataFrame(question_rows)
     questions["text"] = [

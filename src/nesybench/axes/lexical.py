@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import numpy as np
 import pandas as pd
 
 from ..reasoning.grammar import Lexicon, base_pred, is_negated, parse_sentence
 from ..reasoning.prover import Prover
 from ..reasoning.terms import Atom
+from ..seeds import child_rng
 from .bank import LAYERS, Theory
 
 #: canonical predicate -> the synonym that replaces it in a rewritten question
@@ -65,10 +65,7 @@ def apply_synonyms(questions: pd.DataFrame, *, prob: float, seed: int) -> pd.Dat
     ):
         hit = False
         if pred in SYNONYMS:
-            rng = np.random.default_rng(
-                np.random.SeedSequence([seed, int(qid), *f"synonym-{split}".encode()])
-            )
-            hit = bool(rng.random() < prob)
+            hit = bool(child_rng(seed, "synonym", split, int(qid)).random() < prob)
         surface.append(rewrite(text, pred) if hit else text)
         rewritten.append(hit)
     out = questions.copy()
