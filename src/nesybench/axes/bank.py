@@ -45,6 +45,19 @@ LAYERS: dict[str, int] = {
 STATED = tuple(p for p, layer in LAYERS.items() if layer == 0)
 MAX_LAYER = max(LAYERS.values())
 
+#: the property words generated theories draw from: the bank's ten layered predicates first,
+#: then more, so a vocabulary of size v is ``VOCABULARY[:v]`` (the grid's vocabulary knob)
+VOCABULARY: tuple[str, ...] = (
+    *LAYERS,
+    "curious", "careful", "famous", "tireless", "modest", "rigorous", "creative", "patient",
+    "ambitious", "thorough", "skeptical", "generous", "prudent", "diligent", "candid", "agile",
+    "brilliant", "keen", "lucid", "meticulous", "observant", "resourceful", "steady", "vigilant",
+    "witty", "bold", "calm", "cheerful", "clever", "diplomatic", "energetic", "friendly",
+    "honest", "kind", "loyal", "optimistic", "organized", "polite", "punctual", "quiet",
+    "reliable", "sincere", "tidy", "wise", "young", "busy", "retired", "tenacious",
+    "outspoken", "reserved", "playful", "gentle", "brave", "rich",
+)  # fmt: skip
+
 #: entity names (lower case constants; the grammar capitalises them)
 NAMES = (
     "anne",
