@@ -90,6 +90,30 @@ LETTERS = "ABC"
 QUESTION_STYLE = {"none": "statement", "negated": "true_false_unknown"}
 #: the largest grid :func:`generate_grid` accepts (questions)
 MAX_QUESTIONS = 1_000_000
+#: the default root seed and grid (``axes.seed`` and ``axes.grid`` of the repository's
+#: params.yaml; a test keeps them equal), used by ``nesybench axes-export`` without ``--params``
+DEFAULT_SEED = 15
+DEFAULT_LEVELS = {
+    "depth": [0, 1, 2, 3],
+    "distractors": [0, 2, 4],
+    "order": ["canonical", "shuffled"],
+    "negation": ["none", "negated"],
+    "vocabulary": [8, 32],
+    "synonyms": [0.0, 0.1],
+}
+DEFAULT_PER_CELL = 6
+#: a grid for a full run (about 100,000 questions; tens of minutes to generate): deeper chains,
+#: more distractor and surface levels, 60 questions per cell (Wilson half-width about 0.12 per
+#: cell, under 0.02 per level)
+FULL_LEVELS = {
+    "depth": [0, 1, 2, 3, 4, 5, 6],
+    "distractors": [0, 1, 2, 4, 8],
+    "order": ["canonical", "shuffled"],
+    "negation": ["none", "negated"],
+    "vocabulary": [16, 32, 64],
+    "synonyms": [0.0, 0.05, 0.1, 0.2],
+}
+FULL_PER_CELL = 60
 
 
 def labels_of(negation: str) -> tuple[str, ...]:
@@ -133,13 +157,13 @@ class Cell:
 class GridSpec:
     """The declared grid: levels per axis (full factorial) and questions per cell."""
 
-    depth: tuple[int, ...] = (0, 1, 2, 3)
-    distractors: tuple[int, ...] = (0, 2, 4)
-    order: tuple[str, ...] = ORDERS
-    negation: tuple[str, ...] = NEGATIONS
-    vocabulary: tuple[int, ...] = (8, 32)
-    synonyms: tuple[float, ...] = (0.0, 0.35)
-    per_cell: int = 6
+    depth: tuple[int, ...] = tuple(DEFAULT_LEVELS["depth"])
+    distractors: tuple[int, ...] = tuple(DEFAULT_LEVELS["distractors"])
+    order: tuple[str, ...] = tuple(DEFAULT_LEVELS["order"])
+    negation: tuple[str, ...] = tuple(DEFAULT_LEVELS["negation"])
+    vocabulary: tuple[int, ...] = tuple(DEFAULT_LEVELS["vocabulary"])
+    synonyms: tuple[float, ...] = tuple(DEFAULT_LEVELS["synonyms"])
+    per_cell: int = DEFAULT_PER_CELL
 
     def __post_init__(self) -> None:
         _check_spec(self)
@@ -147,7 +171,15 @@ class GridSpec:
     @classmethod
     def from_params(cls, grid: Mapping, *, where: str = "axes.grid") -> GridSpec:
         """The spec of an ``axes.grid`` params section (``per_cell`` and ``levels``)."""
+        if not isinstance(grid, Mapping) or not isinstance(grid.get("levels"), Mapping):
+            raise InputError(f"params.yaml: {where} must hold 'per_cell' and 'levels'")
         levels = grid["levels"]
+        missing = [a for a in (*AXES, "per_cell") if a not in (*levels, *grid)]
+        if missing or sorted(levels) != sorted(AXES):
+            raise InputError(
+                f"params.yaml: {where}.levels must name exactly the axes {', '.join(AXES)} "
+                f"(and {where}.per_cell is required), got {', '.join(map(str, levels))}"
+            )
         try:
             return cls(
                 **{axis: tuple(levels[axis]) for axis in AXES}, per_cell=int(grid["per_cell"])
