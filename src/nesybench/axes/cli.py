@@ -152,10 +152,18 @@ def _register_export(subparsers) -> None:
 
 
 def _check_out(path: Path, flag: str) -> None:
+    """Refuse an output path that cannot be written before any work is done."""
+    import tempfile
+
     if path.is_dir():
         raise UserError(f"{flag}: {path} is a directory; give a file name")
     if not path.parent.is_dir():
         raise UserError(f"{flag}: folder {path.parent} does not exist")
+    try:  # a real probe: permission bits do not tell (root, read-only mounts, /proc)
+        with tempfile.TemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"):
+            pass
+    except OSError as exc:
+        raise UserError(f"{flag}: cannot write in {path.parent} ({exc.strerror or exc})") from None
 
 
 def _write(path: Path, text: str, flag: str) -> None:
