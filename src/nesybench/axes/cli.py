@@ -325,15 +325,13 @@ def _print_score(r: dict) -> None:
         print(format_table(grid.reset_index()))
         contrast = table.pivot(index=it["rows"], columns=it["columns"], values="contrast")
         contrast.columns = [f"{it['columns']}={c}" for c in contrast.columns]
+        r0, c0 = table[it["rows"]].iloc[0], table[it["columns"]].iloc[0]
         print(
-            f"interaction contrast: extra cost of each {it['columns']} level at each "
-            f"{it['rows']}, beyond its cost at the first {it['rows']}"
+            f"interaction contrast [a(r, c) - a(r, {c0})] - [a({r0}, c) - a({r0}, {c0})] "
+            f"(r = {it['rows']}, c = {it['columns']}; negative: c costs more at r than at {r0})"
         )
-        print(
-            format_table(
-                contrast.reset_index().astype(object).where(contrast.reset_index().notna(), "-")
-            )
-        )
+        shown = contrast.reset_index()
+        print(format_table(shown.astype(object).where(shown.notna(), "-")))
     spread = pd.DataFrame(
         [{"axis": a, "spread": v} for a, v in sorted(r["spread"].items(), key=lambda kv: -kv[1])]
     )
