@@ -176,6 +176,11 @@ def test_mixture_aggregates_and_ties_against_a_second_system(grid, records):
 def test_mix_needs_one_weight_per_depth(grid, records):
     with pytest.raises(InputError, match="--mix: expected 3 weights"):
         score(grid, _gold(records), mix=[1, 2], resamples=0)
+    flat = {"id": "a", "options": ["A) True", "B) False"], "answer": "A", "cell": {"hops": 0}}
+    no_depth = grid_from_records([(1, flat)], source="g")
+    assert score(no_depth, {"a": "True"}, resamples=0)["mixture"] is None
+    with pytest.raises(InputError, match="--mix: the grid g has no depth axis"):
+        score(no_depth, {"a": "True"}, mix=[1], resamples=0)
 
 
 def test_predictions_accept_letters_options_and_labels_in_any_case(grid, records):

@@ -485,6 +485,8 @@ def mixture_analysis(
     """The per-depth profile and its aggregates under other depth mixes (module docstring)."""
     profile = depth_profile(grid, correct)
     if profile is None:
+        if mix is not None:
+            raise InputError(f"--mix: the grid {grid.source} has no depth axis to mix over")
         return None
     depths, n, a = profile
     out: dict = {
