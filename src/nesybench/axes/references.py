@@ -33,6 +33,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from ..progress import progress
 from ..reasoning.chainer import forward_chain
 from ..reasoning.grammar import (
     Lexicon,
@@ -110,7 +111,7 @@ def soft_features(records: Sequence[Mapping], *, lexicon: Lexicon | None = None)
     """The soft reasoner's five features per record, entity-blind (rows of :data:`FEATURES`)."""
     lexicon = surface_lexicon() if lexicon is None else lexicon
     rows = []
-    for record in records:
+    for record in progress(records, desc="soft reasoner features"):
         read = read_record(record, lexicon)
         if read is None:
             rows.append([0.0] * len(FEATURES))
@@ -158,6 +159,8 @@ def reference_predictions(
     soft = soft_answers(records, model)
     return {
         "soft_reasoner": {r["id"]: a for r, a in zip(records, soft)},
-        "pipeline": {r["id"]: pipeline_answer(r) for r in records},
-        "depth_capped": {r["id"]: capped_answer(r, cap=cap) for r in records},
+        "pipeline": {r["id"]: pipeline_answer(r) for r in progress(records, desc="pipeline")},
+        "depth_capped": {
+            r["id"]: capped_answer(r, cap=cap) for r in progress(records, desc="depth-capped")
+        },
     }
