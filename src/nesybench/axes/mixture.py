@@ -51,7 +51,7 @@ def _profile(values: Sequence[float], name: str) -> np.ndarray:
 def mixture_weights(n: Sequence[float], *, name: str = "n") -> np.ndarray:
     """``pi_d = n_d / sum(n)``; counts must be >= 0 with a positive total.
 
-    The counts are first divided by their maximum, so the sum cannot overflow
+    When the sum overflows, the counts are first divided by their maximum
     (``[1e308, 1e308]`` gives ``[0.5, 0.5]``, not ``[0, 0]``).
 
     >>> mixture_weights([1e308, 1e308]).tolist()
@@ -66,7 +66,11 @@ def mixture_weights(n: Sequence[float], *, name: str = "n") -> np.ndarray:
         )
     if not np.any(arr > 0):
         raise UserError(f"{name}: counts must not all be zero, got {list(n)!r}")
-    scaled = arr / arr.max()  # entries in [0, 1]: the sum below is at most len(n)
+    with np.errstate(over="ignore"):
+        total = arr.sum()
+    if np.isfinite(total):
+        return arr / total
+    scaled = arr / arr.max()  # the sum overflowed: entries in [0, 1] sum to at most len(n)
     return scaled / scaled.sum()
 
 
