@@ -54,6 +54,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "nesybench.axes.cli",
         "the mixture confound: aggregates of two per-depth profiles under depth mixes",
     ),
+    "axes-export": ("nesybench.axes.cli", "write the difficulty grid as JSONL for any model"),
+    "axes-score": ("nesybench.axes.cli", "score your model on the grid: degradation profile"),
 }
 
 

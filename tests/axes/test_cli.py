@@ -61,3 +61,19 @@ def test_mixture_cli_missing_argument_is_a_usage_error(capsys):
         "error: nesybench mixture: the following arguments are required: --a"
         in capsys.readouterr().err
     )
+
+
+def test_axes_export_is_deterministic_and_the_repo_params_give_the_built_in_grid(tmp_path, capsys):
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    a, b, c = tmp_path / "a.jsonl", tmp_path / "b.jsonl", tmp_path / "c.jsonl"
+    assert main(["axes-export", "--out", str(a)]) == 0
+    assert main(["axes-export", "--out", str(b)]) == 0
+    assert main(["axes-export", "--out", str(c), "--params", str(repo / "params.yaml")]) == 0
+    assert a.read_bytes() == b.read_bytes() == c.read_bytes()
+    assert "wrote 1,152 questions" in capsys.readouterr().out
+    train = tmp_path / "t.jsonl"
+    assert main(["axes-export", "--out", str(train), "--split", "train"]) == 0
+    assert train.read_bytes() != a.read_bytes()
+    assert not list(tmp_path.glob(".*.tmp"))

@@ -91,3 +91,37 @@ def test_all_ties_property(profiles):
             agg_b = t.pi * b[i] + (1 - t.pi) * b[j]
             assert agg_a == pytest.approx(agg_b, abs=1e-9)
             assert t.accuracy == pytest.approx(agg_a, abs=1e-12)
+
+
+def test_mixture_weights_do_not_overflow_on_huge_counts():
+    assert mixture_weights([1e308, 1e308]).tolist() == [0.5, 0.5]
+    report = mixture_report([1.0, 0.1], [0.1, 1.0], [1e308, 1e308])
+    assert report["aggregate_a"] == pytest.approx(0.55) and report["aggregate_b"] == pytest.approx(
+        0.55
+    )
+    assert mixture_weights([5e-324, 0.0]).tolist() == [1.0, 0.0]
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.integers(2, 12).flatmap(
+        lambda k: st.tuples(
+            st.lists(_acc, min_size=k, max_size=k), st.lists(_acc, min_size=k, max_size=k)
+        )
+    )
+)
+def test_all_ties_vectorised_equals_tie_pair_by_pair(profiles):
+    a, b = profiles
+    fast = all_ties(a, b)
+    assert [t.depths for t in fast] == [(i, j) for i in range(len(a)) for j in range(i + 1, len(a))]
+    for t in fast:
+        assert t == tie(a, b, *t.depths)
+
+
+def test_all_ties_refuses_more_depths_than_the_cap():
+    from nesybench.axes.mixture import MAX_TIE_DEPTHS
+
+    n = MAX_TIE_DEPTHS + 1
+    with pytest.raises(UserError, match=f"at most {MAX_TIE_DEPTHS} depths .* got {n}"):
+        all_ties([0.5] * n, [0.4] * n)
+    assert len(all_ties([0.5] * MAX_TIE_DEPTHS, [0.4] * MAX_TIE_DEPTHS)) == 500 * 499 // 2

@@ -13,6 +13,8 @@ COMMANDS = [
     "label",
     "score-nli",
     "mixture",
+    "axes-export",
+    "axes-score",
 ]
 
 

@@ -25,6 +25,7 @@ from ..reasoning.chainer import forward_chain
 from ..reasoning.grammar import render_question
 from ..reasoning.prover import Prover
 from ..reasoning.terms import Atom, Literal, Rule
+from ..seeds import child_rng
 
 VARIABLE = "X"
 
@@ -43,6 +44,19 @@ LAYERS: dict[str, int] = {
 }
 STATED = tuple(p for p, layer in LAYERS.items() if layer == 0)
 MAX_LAYER = max(LAYERS.values())
+
+#: the property words generated theories draw from: the bank's ten layered predicates first,
+#: then more, so a vocabulary of size v is ``VOCABULARY[:v]`` (the grid's vocabulary knob)
+VOCABULARY: tuple[str, ...] = (
+    *LAYERS,
+    "curious", "careful", "famous", "tireless", "modest", "rigorous", "creative", "patient",
+    "ambitious", "thorough", "skeptical", "generous", "prudent", "diligent", "candid", "agile",
+    "brilliant", "keen", "lucid", "meticulous", "observant", "resourceful", "steady", "vigilant",
+    "witty", "bold", "calm", "cheerful", "clever", "diplomatic", "energetic", "friendly",
+    "honest", "kind", "loyal", "optimistic", "organized", "polite", "punctual", "quiet",
+    "reliable", "sincere", "tidy", "wise", "young", "busy", "retired", "tenacious",
+    "outspoken", "reserved", "playful", "gentle", "brave", "rich",
+)  # fmt: skip
 
 #: entity names (lower case constants; the grammar capitalises them)
 NAMES = (
@@ -129,7 +143,7 @@ def sample_theory(split: str, index: int, rng: np.random.Generator, config: Bank
 
 def theory_rng(seed: int, split: str, index: int) -> np.random.Generator:
     """Child generator derived by name, so theories do not depend on generation order."""
-    return np.random.default_rng(np.random.SeedSequence([seed, index, *split.encode()]))
+    return child_rng(seed, "bank", split, index)
 
 
 def generate_theories(config: BankConfig, *, seed: int) -> list[Theory]:
@@ -247,10 +261,7 @@ def build_bank(config: BankConfig, *, seed: int) -> tuple[pd.DataFrame, pd.DataF
                     "extra_positive": bool(extra.positive) if extra else True,
                 }
             )
-        rng = np.random.default_rng(
-            np.random.SeedSequence([seed, t.index, *f"label-{t.split}".encode()])
-        )
-        question_rows += label_theory(t, rng)
+        question_rows += label_theory(t, child_rng(seed, "label", t.split, t.index))
     bank = pd.DataFrame(bank_rows)
     questions = pd.DataFrame(question_rows)
     questions["text"] = [

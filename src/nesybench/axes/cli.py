@@ -1,22 +1,25 @@
-"""``nesybench mixture``: the mixture confound on your own per-depth accuracies.
+"""The axes instrument's commands: the mixture confound, and the grid as a benchmark.
 
-Give two systems' per-depth accuracy profiles (and optionally the bank's
-per-depth question counts); get both aggregates A = sum_d pi_d a_d, the
-two-depth mixes that tie the systems, and which pure-depth bank ranks each
-system first.
+``nesybench mixture``: give two systems' per-depth accuracy profiles (and
+optionally the bank's per-depth question counts); get both aggregates
+A = sum_d pi_d a_d, the two-depth mixes that tie the systems, and which
+pure-depth bank ranks each system first.
+
+``nesybench axes-export``: write the generated grid as JSONL for any model.
+``nesybench axes-score``: score a model's answers on it (the degradation profile).
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+from pathlib import Path
 
 import pandas as pd
 
 from ..console import format_table
 from ..errors import UserError
 from ..io import dumps_json
-from .mixture import mixture_report
 
 
 def _floats(text: str, name: str) -> list[float]:
@@ -32,11 +35,23 @@ def _floats(text: str, name: str) -> list[float]:
     return values
 
 
+MIXTURE_DOC = """Give two systems' per-depth accuracy profiles (and optionally the bank's per-depth
+question counts); get both aggregates A = sum_d pi_d a_d, the two-depth mixes that tie the
+systems, and which pure-depth bank ranks each system first.
+"""
+
+
 def register(subparsers) -> None:
+    _register_mixture(subparsers)
+    _register_export(subparsers)
+    _register_score(subparsers)
+
+
+def _register_mixture(subparsers) -> None:
     p = subparsers.add_parser(
         "mixture",
         help="aggregate accuracies, tie mixes and pure-depth winners of two per-depth profiles",
-        description=__doc__ + "\nExample: nesybench mixture --a 1.0,0.9659,0.5,0.5 "
+        description=MIXTURE_DOC + "\nExample: nesybench mixture --a 1.0,0.9659,0.5,0.5 "
         "--b 0.9266,1.0,0.8321,1.0 --n 804,352,280,64",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -63,6 +78,8 @@ def register(subparsers) -> None:
 
 
 def run_mixture(args: argparse.Namespace) -> int:
+    from .mixture import mixture_report
+
     a, b = _floats(args.a, "a"), _floats(args.b, "b")
     n = _floats(args.n, "n") if args.n is not None else None
     if len(a) != len(b):
@@ -96,3 +113,277 @@ def run_mixture(args: argparse.Namespace) -> int:
     print("\npure-depth banks: which system ranks first")
     print(format_table(pd.DataFrame(report["pure_depth"])))
     return 0
+
+
+# --------------------------------------------------------------------------- axes-export
+
+EXPORT_DOC = """Write the generated grid as JSON lines, one question per line, in ProofWriter's
+shape: id, context, question, options (["A) True", "B) False"] closed-world, plus "C) Unknown"
+open-world), answer (the letter), plus cell (the axis levels: depth, distractors, order,
+negation, vocabulary, synonyms) and proof (the gold derivation as sentences, [] without one).
+Feed context + question to your model; score its answers with `nesybench axes-score`.
+
+The grid comes from --params (its axes.seed and axes.grid, validated against the schema
+beside it) or, without it, from the built-in default (the repository's params.yaml). The
+same params give the same bytes.
+"""
+
+
+def _register_export(subparsers) -> None:
+    p = subparsers.add_parser(
+        "axes-export",
+        help="write the generated difficulty grid as JSONL (ProofWriter's shape) for any model",
+        description=EXPORT_DOC + "\nExample: nesybench axes-export --out grid.jsonl",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--out", required=True, metavar="GRID.jsonl", help="file to write")
+    p.add_argument(
+        "--params",
+        metavar="PARAMS.yaml",
+        help="params file whose axes.seed and axes.grid define the grid (default: built in)",
+    )
+    p.add_argument(
+        "--split",
+        choices=("eval", "train"),
+        default="eval",
+        help="eval (default) or the training grid's independent stream",
+    )
+    p.set_defaults(func=run_export)
+
+
+def _check_out(path: Path, flag: str) -> None:
+    """Refuse an output path that cannot be written before any work is done."""
+    import tempfile
+
+    if path.is_dir():
+        raise UserError(f"{flag}: {path} is a directory; give a file name")
+    if not path.parent.is_dir():
+        raise UserError(f"{flag}: folder {path.parent} does not exist")
+    try:  # a real probe: permission bits do not tell (root, read-only mounts, /proc)
+        with tempfile.TemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"):
+            pass
+    except OSError as exc:
+        raise UserError(f"{flag}: cannot write in {path.parent} ({exc.strerror or exc})") from None
+
+
+def _write(path: Path, text: str, flag: str) -> None:
+    from ..io import atomic_write_text
+
+    try:
+        atomic_write_text(path, text)
+    except OSError as exc:
+        raise UserError(f"{flag}: cannot write {path} ({exc.strerror or exc})") from None
+
+
+def run_export(args: argparse.Namespace) -> int:
+    import time
+
+    from .grid import (
+        DEFAULT_LEVELS,
+        DEFAULT_PER_CELL,
+        DEFAULT_SEED,
+        GridSpec,
+        generate_grid,
+        grid_jsonl,
+    )
+
+    out = Path(args.out)
+    _check_out(out, "--out")
+    if args.params is None:
+        seed, section, source = DEFAULT_SEED, None, "built-in default grid"
+        spec = GridSpec.from_params({"levels": DEFAULT_LEVELS, "per_cell": DEFAULT_PER_CELL})
+    else:
+        from ..params import load_params
+
+        params = load_params(args.params)
+        if "axes" not in params or "grid" not in params["axes"]:
+            raise UserError(f"{args.params}: has no axes.grid section")
+        seed, section, source = params["axes"]["seed"], params["axes"]["grid"], args.params
+        spec = GridSpec.from_params(section)
+    started = time.perf_counter()
+    questions = generate_grid(spec, seed=seed, split=args.split)
+    _write(out, grid_jsonl(questions), "--out")
+    labels = {}
+    for q in questions:
+        labels[q.label] = labels.get(q.label, 0) + 1
+    print(
+        f"wrote {len(questions):,} questions to {out} ({len(spec.cells())} cells x "
+        f"{spec.cell_size} per cell; {source}, seed {seed}, split {args.split}; "
+        f"{time.perf_counter() - started:.1f} s)"
+    )
+    print("labels: " + ", ".join(f"{k} {v:,}" for k, v in labels.items()))
+    for axis in ("depth", "distractors", "order", "negation", "vocabulary", "synonyms"):
+        print(f"  {axis:<12} {', '.join(str(v) for v in getattr(spec, axis))}")
+    return 0
+
+
+# --------------------------------------------------------------------------- axes-score
+
+SCORE_DOC = """Score your model's answers on a grid written by `nesybench axes-export`.
+
+PREDICTIONS is JSON lines {"id": ..., "prediction": ...}: a letter ("A"), an option
+("A) True") or a label ("True", "false", "unknown": any case); null or a missing id is an
+abstention (coverage below 1 is reported, not an error). Unknown or duplicate ids, a label
+outside the grid's label set, or an empty file is an error.
+
+Prints accuracy with a Wilson 95% interval per level of each axis (the degradation profile),
+the depth x distractors interaction table, the spread of accuracy across each axis's levels
+and a logistic regression of correctness on the axis levels (bootstrap intervals), and the
+per-depth profile's mixture analysis: the aggregate under the grid's depth mix, a uniform
+mix, --mix, and its range; with --against (another system's predictions on the same grid),
+the two-depth mixes that tie the two systems.
+"""
+
+
+def _register_score(subparsers) -> None:
+    p = subparsers.add_parser(
+        "axes-score",
+        help="score your model's answers on the grid: degradation profile, interaction, mixture",
+        description=SCORE_DOC
+        + "\nExample: nesybench axes-score predictions.jsonl --grid grid.jsonl --json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("predictions", metavar="PREDICTIONS.jsonl", help="your model's answers")
+    p.add_argument("--grid", required=True, metavar="GRID.jsonl", help="the exported grid")
+    p.add_argument(
+        "--against",
+        metavar="OTHER.jsonl",
+        help="a second system's predictions on the same grid (mixture ties)",
+    )
+    p.add_argument(
+        "--mix", metavar="N0,N1,...", help="another depth mix (one weight per depth level)"
+    )
+    p.add_argument(
+        "--resamples",
+        default="200",
+        metavar="B",
+        help="bootstrap resamples for the coefficients (0..10000, default 200)",
+    )
+    p.add_argument("--seed", default="0", metavar="S", help="bootstrap seed (default 0)")
+    p.add_argument("--json", action="store_true", help="print the full result as JSON")
+    p.set_defaults(func=run_score)
+
+
+def _int_option(text: str, name: str, lo: int, hi: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise UserError(f"--{name}: expected an integer in [{lo}, {hi}], got {text!r}") from None
+    if not lo <= value <= hi:
+        raise UserError(f"--{name}: expected an integer in [{lo}, {hi}], got {value}")
+    return value
+
+
+def _fmt(value) -> str:
+    return "-" if value is None else f"{value:.4f}"
+
+
+def run_score(args: argparse.Namespace) -> int:
+    from .scoring import read_grid, read_predictions, score
+
+    resamples = _int_option(args.resamples, "resamples", 0, 10_000)
+    seed = _int_option(args.seed, "seed", 0, 2**63 - 1)
+    mix = _floats(args.mix, "mix") if args.mix is not None else None
+    grid = read_grid(args.grid)
+    predictions = read_predictions(args.predictions, grid)
+    against = read_predictions(args.against, grid) if args.against else None
+    result = score(grid, predictions, against=against, mix=mix, resamples=resamples, seed=seed)
+    if args.json:
+        print(dumps_json(result), end="")
+        return 0
+    _print_score(result)
+    return 0
+
+
+def _print_score(r: dict) -> None:
+    print(
+        f"n = {r['n']:,}   coverage = {r['coverage']:.4f}   accuracy = {r['accuracy']:.4f} "
+        f"[{r['accuracy_lo']:.4f}, {r['accuracy_hi']:.4f}]   on answered = "
+        f"{_fmt(r['accuracy_answered'])}"
+    )
+    rows = [
+        {
+            "axis": axis,
+            "level": level,
+            "n": s["n"],
+            "coverage": s["answered"] / s["n"],
+            "accuracy": s["accuracy"],
+            "95% interval": f"[{s['lo']:.4f}, {s['hi']:.4f}]",
+            "on answered": _fmt(s["accuracy_answered"]),
+        }
+        for axis, levels in r["per_axis"].items()
+        for level, s in levels.items()
+    ]
+    print("\ndegradation profile: accuracy per level of each axis (abstentions count as wrong)")
+    print(format_table(pd.DataFrame(rows)))
+    if r["interaction"] is not None:
+        it = r["interaction"]
+        table = pd.DataFrame(it["table"])
+        grid = table.pivot(index=it["rows"], columns=it["columns"], values="accuracy")
+        grid.columns = [f"{it['columns']}={c}" for c in grid.columns]
+        print(f"\ninteraction: accuracy per {it['rows']} (rows) x {it['columns']} (columns)")
+        print(format_table(grid.reset_index()))
+        contrast = table.pivot(index=it["rows"], columns=it["columns"], values="contrast")
+        contrast.columns = [f"{it['columns']}={c}" for c in contrast.columns]
+        r0, c0 = table[it["rows"]].iloc[0], table[it["columns"]].iloc[0]
+        print(
+            f"interaction contrast [a(r, c) - a(r, {c0})] - [a({r0}, c) - a({r0}, {c0})] "
+            f"(r = {it['rows']}, c = {it['columns']}; negative: c costs more at r than at {r0})"
+        )
+        shown = contrast.reset_index()
+        print(format_table(shown.astype(object).where(shown.notna(), "-")))
+    spread = pd.DataFrame(
+        [{"axis": a, "spread": v} for a, v in sorted(r["spread"].items(), key=lambda kv: -kv[1])]
+    )
+    print(f"\nspread of accuracy across each axis's levels (largest: {r['most_moving_axis']})")
+    print(format_table(spread))
+    co = r["coefficients"]
+    if co["terms"]:
+        print(
+            f"\nlogistic regression of correctness on the axis levels (C = {co['C']}, "
+            f"{co['used']} bootstrap resamples, {co['level']:.0%} intervals; largest effect: "
+            f"{co['most_moving_axis']})"
+        )
+        terms = pd.DataFrame(
+            [
+                {
+                    "term": f"{t['axis']}={t['level']}",
+                    "coef": t["coef"],
+                    "interval": f"[{_fmt(t['lo'])}, {_fmt(t['hi'])}]",
+                }
+                for t in co["terms"]
+            ]
+        )
+        print(format_table(terms))
+    else:
+        print(f"\nlogistic regression: {co.get('note', 'no terms')}")
+    mx = r["mixture"]
+    if mx is not None:
+        print("\nmixture: the aggregate is the per-depth profile weighted by the depth mix")
+        print(
+            format_table(
+                pd.DataFrame({"depth": mx["depths"], "n": mx["n"], "accuracy": mx["accuracy"]})
+            )
+        )
+        print(
+            f"aggregate under the grid's mix {mx['aggregate']:.4f}, uniform "
+            f"{mx['aggregate_uniform']:.4f}, over all mixes "
+            f"[{mx['range'][0]:.4f}, {mx['range'][1]:.4f}]"
+        )
+        if "under_mix" in mx:
+            print(f"aggregate under --mix: {mx['under_mix']['aggregate']:.4f}")
+        if "against" in mx:
+            ag = mx["against"]
+            print(f"--against: aggregate {ag['aggregate']:.4f} under the grid's mix")
+            ties = pd.DataFrame(
+                [
+                    {
+                        "depths": f"{t['depths'][0]},{t['depths'][1]}",
+                        "pi_first": _fmt(t["pi"]),
+                        "tied accuracy": _fmt(t["accuracy"]),
+                    }
+                    for t in ag["ties"]
+                ]
+            )
+            print("two-depth mixes that tie this system and --against (- = no tie in [0, 1])")
+            print(format_table(ties))

@@ -21,6 +21,7 @@ import pandas as pd
 from ..reasoning.chainer import forward_chain
 from ..reasoning.prover import Prover
 from ..reasoning.terms import Atom, Literal, Rule
+from ..seeds import child_rng
 from .bank import Theory
 from .lexical import answer
 from .soft_reasoner import SoftReasoner, feature_matrix
@@ -60,9 +61,7 @@ def flip_probe(
     for key in sorted(
         {(s, int(t)) for s, t in questions[["split", "theory"]].itertuples(index=False)}
     ):
-        rng = np.random.default_rng(
-            np.random.SeedSequence([seed, key[1], *f"flip-{key[0]}".encode()])
-        )
+        rng = child_rng(seed, "flip", key[0], key[1])
         edited[key], edited_rule[key] = flip_one_condition(theories[key], rng)
     closures = {k: forward_chain(t.facts, t.rules) for k, t in edited.items()}
     new_label = np.array(

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import numpy as np
 import pandas as pd
 
 from ..reasoning.grammar import Lexicon, base_pred, is_negated, parse_sentence
 from ..reasoning.prover import Prover
 from ..reasoning.terms import Atom
-from .bank import LAYERS, Theory
+from ..seeds import child_rng
+from .bank import LAYERS, VOCABULARY, Theory
 
 #: canonical predicate -> the synonym that replaces it in a rewritten question
 SYNONYMS: dict[str, str] = {
@@ -36,6 +36,65 @@ SYNONYMS: dict[str, str] = {
 }
 #: the canonical predicates whose synonym the repair lexicon knows
 REPAIRABLE = ("productive", "funded", "published")
+
+#: a synonym for every word of the generated vocabulary (the grid's surface knob); the bank's
+#: five entries above are kept as they are
+SURFACE_SYNONYMS: dict[str, str] = {
+    **SYNONYMS,
+    "tenured": "permanent", "visiting": "guest", "collaborative": "cooperative",
+    "distinguished": "illustrious", "eminent": "renowned", "curious": "inquisitive",
+    "careful": "cautious", "famous": "celebrated", "tireless": "indefatigable",
+    "modest": "humble", "rigorous": "exacting", "creative": "inventive", "patient": "forbearing",
+    "ambitious": "aspiring", "thorough": "painstaking", "skeptical": "doubtful",
+    "generous": "magnanimous", "prudent": "judicious", "diligent": "industrious",
+    "candid": "frank", "agile": "nimble", "brilliant": "gifted", "keen": "eager",
+    "lucid": "articulate", "meticulous": "fastidious", "observant": "perceptive",
+    "resourceful": "enterprising", "steady": "dependable", "vigilant": "watchful",
+    "witty": "humorous", "bold": "daring", "calm": "composed", "cheerful": "jovial",
+    "clever": "shrewd", "diplomatic": "tactful", "energetic": "vigorous", "friendly": "amiable",
+    "honest": "truthful", "kind": "benevolent", "loyal": "faithful", "optimistic": "hopeful",
+    "organized": "orderly", "polite": "courteous", "punctual": "prompt", "quiet": "reticent",
+    "reliable": "trustworthy", "sincere": "earnest", "tidy": "neat", "wise": "sage",
+    "young": "youthful", "busy": "occupied", "retired": "emeritus", "tenacious": "persistent",
+    "outspoken": "vocal", "reserved": "aloof", "playful": "frisky", "gentle": "mild",
+    "brave": "valiant", "rich": "wealthy",
+}  # fmt: skip
+#: the words whose synonym a repairing reader knows on generated theories: the bank's three,
+#: then every other word of the vocabulary after the bank's ten (about half of all words)
+SURFACE_REPAIRABLE: tuple[str, ...] = REPAIRABLE + VOCABULARY[10::2]
+
+
+def surface_lexicon(words=None) -> Lexicon:
+    """Every synonym -> its canonical word (for ``words``, default all): the generator's own
+    reading of a rewritten sentence, used to re-derive each label from the text."""
+    words = SURFACE_SYNONYMS if words is None else words
+    return Lexicon(synonyms={SURFACE_SYNONYMS[w]: w for w in sorted(words)})
+
+
+def surface_repair_lexicon() -> Lexicon:
+    """The repairing reader's lexicon on generated theories: synonyms of
+    :data:`SURFACE_REPAIRABLE` only."""
+    return Lexicon(synonyms={SURFACE_SYNONYMS[w]: w for w in sorted(SURFACE_REPAIRABLE)})
+
+
+def rewrite_sentence(sentence: str, draws, *, prob: float) -> str:
+    """Each vocabulary word of ``sentence`` replaced by its synonym when its draw is ``< prob``.
+
+    ``draws`` yields one uniform number per vocabulary word, in reading order, whatever
+    ``prob`` is, so rewrites at a lower rate are a subset of those at a higher one (the
+    surface levels of a grid are coupled on the same theory).
+
+    >>> rewrite_sentence("If something is funded then it is kind.", iter([0.1, 0.9]), prob=0.5)
+    'If something is sponsored then it is kind.'
+    """
+    out = []
+    for token in sentence.split(" "):
+        word = token.rstrip(".?,")
+        if word in SURFACE_SYNONYMS:
+            if next(draws) < prob:
+                token = SURFACE_SYNONYMS[word] + token[len(word) :]
+        out.append(token)
+    return " ".join(out)
 
 
 def repair_lexicon(repairable=REPAIRABLE) -> Lexicon:
@@ -65,10 +124,7 @@ def apply_synonyms(questions: pd.DataFrame, *, prob: float, seed: int) -> pd.Dat
     ):
         hit = False
         if pred in SYNONYMS:
-            rng = np.random.default_rng(
-                np.random.SeedSequence([seed, int(qid), *f"synonym-{split}".encode()])
-            )
-            hit = bool(rng.random() < prob)
+            hit = bool(child_rng(seed, "synonym", split, int(qid)).random() < prob)
         surface.append(rewrite(text, pred) if hit else text)
         rewritten.append(hit)
     out = questions.copy()

@@ -10,15 +10,20 @@ whoever built the bank.  For two profiles ``a`` and ``b`` and two depths
 
 and both then score ``pi_i a_i + (1 - pi_i) a_j``.  A pair admits a tie only
 when that weight lies in [0, 1] (the profiles cross between the two depths).
+
+The tie table has one row per pair of depths, D (D - 1) / 2 rows for D depths:
+it is computed in one vectorised pass and refused above :data:`MAX_TIE_DEPTHS`
+depths (a table of more than ~125,000 rows is not something to print).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import combinations
 
-from ..errors import UserError
+import numpy as np
+
+from ..errors import InputError, UserError
 from ..metrics.mixture import aggregate, mixture_weights
 from ..metrics.mixture import check_profile as _profile
 
@@ -31,6 +36,9 @@ __all__ = [
     "pure_depth_ranking",
     "tie",
 ]
+
+#: the most depths :func:`all_ties` accepts (the table has D (D - 1) / 2 rows)
+MAX_TIE_DEPTHS = 500
 
 
 @dataclass(frozen=True)
@@ -47,7 +55,10 @@ def tie(a: Sequence[float], b: Sequence[float], i: int, j: int) -> Tie:
     >>> round(t.pi, 4), round(t.accuracy, 4)
     (0.3172, 0.9767)
     """
-    a_arr, b_arr = _profile(a, "a"), _profile(b, "b")
+    return _tie(_profile(a, "a"), _profile(b, "b"), i, j)
+
+
+def _tie(a_arr: np.ndarray, b_arr: np.ndarray, i: int, j: int) -> Tie:
     gain_i = a_arr[i] - b_arr[i]  # how much a leads at depth i
     gain_j = b_arr[j] - a_arr[j]  # how much b leads at depth j
     denom = gain_i + gain_j
@@ -59,12 +70,41 @@ def tie(a: Sequence[float], b: Sequence[float], i: int, j: int) -> Tie:
     return Tie((i, j), float(pi), float(pi * a_arr[i] + (1 - pi) * a_arr[j]))
 
 
-def all_ties(a: Sequence[float], b: Sequence[float]) -> list[Tie]:
-    """:func:`tie` for every pair of depths ``i < j``."""
-    a_arr, b_arr = _profile(a, "a"), _profile(b, "b")
+def all_ties(
+    a: Sequence[float], b: Sequence[float], *, names: tuple[str, str] = ("a", "b")
+) -> list[Tie]:
+    """:func:`tie` for every pair of depths ``i < j``, in ``itertools.combinations`` order.
+
+    One vectorised pass over the D (D - 1) / 2 pairs (the same arithmetic as
+    :func:`tie`, so the numbers are identical); more than :data:`MAX_TIE_DEPTHS`
+    depths is an ``InputError``.
+
+    >>> [(t.depths, None if t.pi is None else round(t.pi, 4)) for t in all_ties([1, 0], [0, 1])]
+    [((0, 1), 0.5)]
+    """
+    a_arr, b_arr = _profile(a, names[0]), _profile(b, names[1])
     if a_arr.size != b_arr.size:
-        raise UserError(f"b: expected {a_arr.size} accuracies (the length of a), got {b_arr.size}")
-    return [tie(a_arr, b_arr, i, j) for i, j in combinations(range(a_arr.size), 2)]
+        raise UserError(
+            f"{names[1]}: expected {a_arr.size} accuracies (the length of {names[0]}), got "
+            f"{b_arr.size}"
+        )
+    if a_arr.size > MAX_TIE_DEPTHS:
+        raise InputError(
+            f"{names[0]}: the tie table takes at most {MAX_TIE_DEPTHS} depths (it has one row per "
+            f"pair of depths), got {a_arr.size}"
+        )
+    i, j = np.triu_indices(a_arr.size, k=1)
+    gain_i = a_arr[i] - b_arr[i]
+    gain_j = b_arr[j] - a_arr[j]
+    denom = gain_i + gain_j
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pi = np.where(denom != 0, gain_j / np.where(denom != 0, denom, 1.0), np.nan)
+    ok = (denom != 0) & (pi >= 0.0) & (pi <= 1.0)
+    acc = pi * a_arr[i] + (1 - pi) * a_arr[j]
+    return [
+        Tie((int(x), int(y)), float(p), float(t)) if good else Tie((int(x), int(y)), None, None)
+        for x, y, p, t, good in zip(i.tolist(), j.tolist(), pi.tolist(), acc.tolist(), ok.tolist())
+    ]
 
 
 def pure_depth_ranking(
@@ -102,7 +142,7 @@ def mixture_report(
             raise UserError(
                 f"{names[2]}: expected {a_arr.size} counts (one per depth), got {pi.size}"
             )
-    ties = all_ties(a, b)
+    ties = all_ties(a_arr, b_arr, names=names[:2])
     out: dict = {
         "ties": [{"depths": list(t.depths), "pi": t.pi, "accuracy": t.accuracy} for t in ties],
         "pure_depth": pure_depth_ranking(a, b),

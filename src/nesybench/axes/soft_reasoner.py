@@ -30,15 +30,33 @@ from .bank import Theory
 FEATURES = ("stated", "one_step", "negated", "stated_x_negated", "one_step_x_negated")
 
 
-def local_features(theory: Theory, pred: str, entity: str, negated: bool) -> dict[str, float]:
-    """The five local features of one question (see the module docstring)."""
+def local_features(
+    theory: Theory, pred: str, entity: str, negated: bool, *, bind_entity: bool = True
+) -> dict[str, float]:
+    """The five local features of one question (see the module docstring).
+
+    With ``bind_entity=False`` the reader matches words, not bindings: ``stated``
+    holds when ``pred`` is stated of anyone, and ``one_step`` when some rule for
+    ``pred`` has each positive condition stated of someone -- the entity-binding
+    blindness of a bag-of-words reader, which irrelevant facts about other people
+    exploit (the grid's distractor axis).
+    """
     facts = set(theory.facts)
-    stated = Atom(pred, (entity,)) in facts
-    one_step = any(
-        rule.head.pred == pred
-        and all(Atom(lit.atom.pred, (entity,)) in facts for lit in rule.body if lit.positive)
-        for rule in theory.rules
-    )
+    if bind_entity:
+        stated = Atom(pred, (entity,)) in facts
+        one_step = any(
+            rule.head.pred == pred
+            and all(Atom(lit.atom.pred, (entity,)) in facts for lit in rule.body if lit.positive)
+            for rule in theory.rules
+        )
+    else:
+        words = {f.pred for f in facts}
+        stated = pred in words
+        one_step = any(
+            rule.head.pred == pred
+            and all(lit.atom.pred in words for lit in rule.body if lit.positive)
+            for rule in theory.rules
+        )
     n = float(negated)
     return {
         "stated": float(stated),

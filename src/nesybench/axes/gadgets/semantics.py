@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from ...errors import check_claim
 from ...reasoning.chainer import forward_chain
 from ...reasoning.terms import Atom
+from ...seeds import child_rng
 from . import academic
 
 
@@ -38,7 +37,7 @@ def candidate_additions(n: int, *, seed: int) -> list[Atom]:
     pool = sorted(a for a in pool if a not in present)
     if not 1 <= n <= len(pool):
         raise ValueError(f"n must be in [1, {len(pool)}], got {n}")
-    rng = np.random.default_rng(np.random.SeedSequence([seed, *b"semantics"]))
+    rng = child_rng(seed, "semantics")
     return [pool[int(i)] for i in sorted(rng.choice(len(pool), size=n, replace=False))]
 
 

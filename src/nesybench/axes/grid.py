@@ -1,0 +1,599 @@
+"""The benchmark grid: generated questions over declared difficulty axes, one cell per combination.
+
+Each question is a small theory in ProofWriter's templated English (facts
+``Anne is big.`` / ``Anne is not big.``, rules ``If something is big and not
+red then it is furry.``) and one statement to label.  The axes and their knobs:
+
+``depth``        the proof depth: a chain ``l_0(e) -> l_1 -> ... -> l_d`` of one-condition
+                 rules from a stated fact, so the answer is derived at wave exactly ``d``
+                 (checked by the forward chainer and by the prover's proof);
+``distractors``  ``k`` irrelevant facts and ``k`` irrelevant rules per hop (``k * max(d, 1)``
+                 of each) that share a predicate with the proof: branches off the chain
+                 (``b :- l_j``), dead ends into it (``l_j :- r`` with ``r`` never true of the
+                 queried entity), chain or dead-end facts about other people, branch facts
+                 about the queried one.  None of them changes the label or the depth;
+``order``        ``canonical`` (facts, then the chain rules in proof order, each hop's
+                 distractor rules after it) or ``shuffled`` (a seeded permutation);
+``negation``     ``none``: no "not" anywhere, closed-world labels True / False;
+                 ``negated``: every predicate of a theory is used in a seeded polarity
+                 (negated facts, negated conditions and conclusions), questions plain or
+                 negated, open-world labels True / False / Unknown as ProofWriter's;
+``vocabulary``   the number of property words the theory's predicates are drawn from
+                 (``VOCABULARY[:v]``);
+``synonyms``     the rate at which each word of the text is replaced by its synonym.
+
+A wrong answer needs a near miss: a closed-world False or an open-world
+Unknown is the same chain broken at a seeded link (the link's rule takes its
+condition from a dead-end predicate instead), or, at depth 0, a fact about the
+entity with another predicate; an open-world False is the chain concluding the
+complement of the statement asked.
+
+Balance: question ``i`` of a cell takes label ``labels[i % L]`` (and, in
+negated cells, a plain or negated question by ``i // L``), cells hold a
+multiple of ``2 L`` questions, so every cell is exactly balanced over its labels
+and "not" in the question says nothing about the label (asserted).
+
+Pairing: the theory of question ``i`` is drawn from a stream named by the
+structural coordinates (depth, distractors, negation, vocabulary) only, so the
+``order`` and ``synonyms`` levels show the very same theories (shuffled, or
+reworded at a higher rate: the rewritten words at a rate are a subset of those
+at any higher rate).  Every random choice comes from
+:func:`nesybench.seeds.child_rng`; cells do not depend on each other or on
+generation order.
+
+Every question is checked when it is generated: its rendered context and
+question, read back by the shared grammar (with every synonym known), give
+the same facts, rules and statement; the forward chainer re-derives its label
+(open-world when negated) and the answer's depth; the prover proves the answer
+at that depth, or proves neither the statement nor its complement.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from itertools import product
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError, check_claim
+from ..progress import progress
+from ..reasoning.chainer import forward_chain
+from ..reasoning.grammar import (
+    Lexicon,
+    complement,
+    is_negated,
+    negate_pred,
+    parse_context,
+    parse_sentence,
+    render_conditional,
+    render_fact,
+    render_question,
+)
+from ..reasoning.open_world import open_world_closure, open_world_label
+from ..reasoning.prover import Proof, Prover
+from ..reasoning.terms import Atom, Literal, Rule
+from ..seeds import child_rng
+from .bank import NAMES, VARIABLE, VOCABULARY, Theory
+from .lexical import rewrite_sentence, surface_lexicon
+
+AXES = ("depth", "distractors", "order", "negation", "vocabulary", "synonyms")
+ORDERS = ("canonical", "shuffled")
+NEGATIONS = ("none", "negated")
+CLOSED_LABELS = ("True", "False")
+OPEN_LABELS = ("True", "False", "Unknown")
+LETTERS = "ABC"
+QUESTION_STYLE = {"none": "statement", "negated": "true_false_unknown"}
+#: the largest grid :func:`generate_grid` accepts (questions)
+MAX_QUESTIONS = 1_000_000
+#: the default root seed and grid (``axes.seed`` and ``axes.grid`` of the repository's
+#: params.yaml; a test keeps them equal), used by ``nesybench axes-export`` without ``--params``
+DEFAULT_SEED = 15
+DEFAULT_LEVELS = {
+    "depth": [0, 1, 2, 3],
+    "distractors": [0, 2, 4],
+    "order": ["canonical", "shuffled"],
+    "negation": ["none", "negated"],
+    "vocabulary": [8, 32],
+    "synonyms": [0.0, 0.1],
+}
+DEFAULT_PER_CELL = 6
+#: a grid for a full run (about 100,000 questions; tens of minutes to generate): deeper chains,
+#: more distractor and surface levels, 60 questions per cell (Wilson half-width about 0.12 per
+#: cell, under 0.02 per level)
+FULL_LEVELS = {
+    "depth": [0, 1, 2, 3, 4, 5, 6],
+    "distractors": [0, 1, 2, 4, 8],
+    "order": ["canonical", "shuffled"],
+    "negation": ["none", "negated"],
+    "vocabulary": [16, 32, 64],
+    "synonyms": [0.0, 0.05, 0.1, 0.2],
+}
+FULL_PER_CELL = 60
+
+
+def labels_of(negation: str) -> tuple[str, ...]:
+    """The label set of a cell: closed-world without negation, open-world with it."""
+    return CLOSED_LABELS if negation == "none" else OPEN_LABELS
+
+
+def options_of(labels: Sequence[str]) -> list[str]:
+    """ProofWriter's options: ``["A) True", "B) False", "C) Unknown"]``."""
+    return [f"{LETTERS[i]}) {label}" for i, label in enumerate(labels)]
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One combination of axis levels."""
+
+    depth: int
+    distractors: int
+    order: str
+    negation: str
+    vocabulary: int
+    synonyms: float
+
+    @property
+    def key(self) -> str:
+        """``d2-x4-shuffled-negated-v32-s0.35``: unique per cell, part of each question id."""
+        return (
+            f"d{self.depth}-x{self.distractors}-{self.order}-{self.negation}"
+            f"-v{self.vocabulary}-s{self.synonyms!r}"
+        )
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return labels_of(self.negation)
+
+    def as_dict(self) -> dict:
+        return {axis: getattr(self, axis) for axis in AXES}
+
+
+@dataclass(frozen=True)
+class GridSpec:
+    """The declared grid: levels per axis (full factorial) and questions per cell."""
+
+    depth: tuple[int, ...] = tuple(DEFAULT_LEVELS["depth"])
+    distractors: tuple[int, ...] = tuple(DEFAULT_LEVELS["distractors"])
+    order: tuple[str, ...] = tuple(DEFAULT_LEVELS["order"])
+    negation: tuple[str, ...] = tuple(DEFAULT_LEVELS["negation"])
+    vocabulary: tuple[int, ...] = tuple(DEFAULT_LEVELS["vocabulary"])
+    synonyms: tuple[float, ...] = tuple(DEFAULT_LEVELS["synonyms"])
+    per_cell: int = DEFAULT_PER_CELL
+
+    def __post_init__(self) -> None:
+        _check_spec(self)
+
+    @classmethod
+    def from_params(cls, grid: Mapping, *, where: str = "axes.grid") -> GridSpec:
+        """The spec of an ``axes.grid`` params section (``per_cell`` and ``levels``)."""
+        if not isinstance(grid, Mapping) or not isinstance(grid.get("levels"), Mapping):
+            raise InputError(f"params.yaml: {where} must hold 'per_cell' and 'levels'")
+        levels = grid["levels"]
+        missing = [a for a in (*AXES, "per_cell") if a not in (*levels, *grid)]
+        if missing or sorted(levels) != sorted(AXES):
+            raise InputError(
+                f"params.yaml: {where}.levels must name exactly the axes {', '.join(AXES)} "
+                f"(and {where}.per_cell is required), got {', '.join(map(str, levels))}"
+            )
+        try:
+            return cls(
+                **{axis: tuple(levels[axis]) for axis in AXES}, per_cell=int(grid["per_cell"])
+            )
+        except InputError as exc:
+            raise InputError(f"params.yaml: {where}.{exc}") from None
+
+    def cells(self) -> list[Cell]:
+        """Every combination, in declared order (depth slowest)."""
+        return [Cell(*levels) for levels in product(*(getattr(self, a) for a in AXES))]
+
+    @property
+    def cell_size(self) -> int:
+        """``per_cell`` rounded up to a multiple of every cell's balance unit (2 L, or L)."""
+        unit = math.lcm(*(_balance_unit(n) for n in self.negation))
+        return unit * math.ceil(self.per_cell / unit)
+
+    @property
+    def n_questions(self) -> int:
+        return len(self.cells()) * self.cell_size
+
+
+def _balance_unit(negation: str) -> int:
+    """Questions per balanced block: each label once (and plain and negated, when negated)."""
+    return len(labels_of(negation)) * (2 if negation == "negated" else 1)
+
+
+def _check_spec(spec: GridSpec) -> None:
+    """Cross-level constraints the schema cannot state (one message each, naming the key)."""
+    for axis in AXES:
+        values = getattr(spec, axis)
+        if not values:
+            raise InputError(f"levels.{axis}: expected at least one level, got none")
+        if len(set(values)) != len(values):
+            raise InputError(f"levels.{axis}: levels must be distinct, got {list(values)}")
+    for d in spec.depth:
+        if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or not 0 <= d <= 20:
+            raise InputError(f"levels.depth: expected integers in [0, 20], got {d!r}")
+    for k in spec.distractors:
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k <= 64:
+            raise InputError(f"levels.distractors: expected integers in [0, 64], got {k!r}")
+    for o in spec.order:
+        if o not in ORDERS:
+            raise InputError(f"levels.order: expected one of {', '.join(ORDERS)}, got {o!r}")
+    for n in spec.negation:
+        if n not in NEGATIONS:
+            raise InputError(f"levels.negation: expected one of {', '.join(NEGATIONS)}, got {n!r}")
+    for s in spec.synonyms:
+        if isinstance(s, bool) or not isinstance(s, (int, float)) or not 0.0 <= s <= 1.0:
+            raise InputError(f"levels.synonyms: expected rates in [0, 1], got {s!r}")
+    d_max = max(spec.depth)
+    for v in spec.vocabulary:
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise InputError(f"levels.vocabulary: expected integers, got {v!r}")
+        if not d_max + 3 <= v <= len(VOCABULARY):
+            raise InputError(
+                f"levels.vocabulary: each size must be in [max depth + 3, {len(VOCABULARY)}] = "
+                f"[{d_max + 3}, {len(VOCABULARY)}] (a depth-{d_max} chain takes {d_max + 1} words, "
+                f"and dead ends and branches need one each), got {v}"
+            )
+    for d, k, v in product(spec.depth, spec.distractors, spec.vocabulary):
+        need = k * max(d, 1)
+        n_dead = max(1, (v - d - 1) // 2)
+        rooms = {
+            "rules": (d + 1) * (v - d - 1) - 1,
+            "facts": (d + 1 + n_dead) * (len(NAMES) - 1) + (v - d - 1 - n_dead) - 1,
+        }
+        for what, room in rooms.items():
+            if need > room:
+                raise InputError(
+                    f"levels: {k} distractor {what} per hop at depth {d} need {need} distinct "
+                    f"irrelevant {what}, but a vocabulary of {v} words has room for {room}; "
+                    "use fewer distractors or a larger vocabulary"
+                )
+    if isinstance(spec.per_cell, bool) or not isinstance(spec.per_cell, (int, np.integer)):
+        raise InputError(f"per_cell: expected an integer >= 1, got {spec.per_cell!r}")
+    if spec.per_cell < 1:
+        raise InputError(f"per_cell: expected an integer >= 1, got {spec.per_cell}")
+    n = spec.n_questions
+    if n > MAX_QUESTIONS:
+        raise InputError(
+            f"per_cell: the grid would hold {n:,} questions ({len(spec.cells()):,} cells x "
+            f"{spec.cell_size}); the limit is {MAX_QUESTIONS:,}"
+        )
+
+
+@dataclass(frozen=True)
+class GridQuestion:
+    """One generated question with its gold label, gold proof and cell coordinates."""
+
+    id: str
+    cell: Cell
+    index: int
+    label: str
+    statement: Atom  # the atom the question asks about (``not_p(e)`` for a negated question)
+    theory: Theory  # canonical facts and rules (the words before synonyms)
+    context: str  # the text a system reads (order and synonyms applied)
+    question: str
+    proof: tuple[str, ...]  # canonical sentences: fact, rule, derived fact, ...; () without one
+    answer_depth: int | None  # wave of the deciding derivation; None when nothing decides it
+    sentences: tuple[str, ...] = field(default=(), repr=False)  # the context, one per sentence
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return self.cell.labels
+
+    @property
+    def answer(self) -> str:
+        return LETTERS[self.labels.index(self.label)]
+
+    def record(self) -> dict:
+        """The export record: ProofWriter's ``id, context, question, options, answer`` plus
+        ``cell`` and ``proof``."""
+        return {
+            "id": self.id,
+            "context": self.context,
+            "question": self.question,
+            "options": options_of(self.labels),
+            "answer": self.answer,
+            "cell": self.cell.as_dict(),
+            "proof": list(self.proof),
+        }
+
+
+# --------------------------------------------------------------------------- one question
+
+
+@dataclass
+class _Draft:
+    """A theory under construction: canonical sentences in their canonical slots."""
+
+    facts: list[Atom] = field(default_factory=list)
+    chain: list[Rule] = field(default_factory=list)  # chain rule of hop j at index j - 1
+    hop_rules: dict[int, list[Rule]] = field(default_factory=dict)  # hop -> distractor rules
+
+    def rules(self) -> list[Rule]:
+        out = []
+        for hop in range(max(len(self.chain), 1) + 1):
+            if 1 <= hop <= len(self.chain):
+                out.append(self.chain[hop - 1])
+            out += self.hop_rules.get(hop, [])
+        return out
+
+
+def _unary_rule(head: str, body: str) -> Rule:
+    x = (VARIABLE,)
+    return Rule(Atom(head, x), (Literal(Atom(body, x)),))
+
+
+def _pick(rng: np.random.Generator, pools: list[list], m: int) -> list:
+    """``m`` distinct items: each draw picks a non-empty pool uniformly, then an item in it."""
+    pools = [list(p) for p in pools]
+    out = []
+    for _ in range(m):
+        live = [p for p in pools if p]
+        pool = live[int(rng.integers(len(live)))]
+        out.append(pool.pop(int(rng.integers(len(pool)))))
+    return out
+
+
+def _build_theory(cell: Cell, index: int, rng: np.random.Generator) -> tuple[_Draft, Atom, str]:
+    """The canonical theory of question ``index`` of a cell (structure only), its statement and
+    its label."""
+    labels = cell.labels
+    label = labels[index % len(labels)]
+    open_world = cell.negation == "negated"
+    negated_question = open_world and (index // len(labels)) % 2 == 1
+    d, v = cell.depth, cell.vocabulary
+
+    words = [VOCABULARY[int(i)] for i in rng.permutation(v)]
+    chain_words, rest = words[: d + 1], words[d + 1 :]
+    dead = rest[: max(1, len(rest) // 2)]  # conditions never true of the queried entity
+    branch = rest[len(dead) :]  # conclusions only: never a condition
+    polarity = {w: bool(open_world and rng.random() < 0.5) for w in words}
+
+    def lit(word: str) -> str:
+        return negate_pred(word) if polarity[word] else word
+
+    names = [NAMES[int(i)] for i in rng.permutation(len(NAMES))]
+    entity, others = names[0], names[1:]
+    statement = Atom(("not_" if negated_question else "") + chain_words[d], (entity,))
+    if label == "True":
+        last = statement.pred
+    elif label == "False" and open_world:
+        last = complement(statement).pred
+    else:  # a near miss: closed-world False, or Unknown (ending in either polarity)
+        flip = bool(rng.random() < 0.5)
+        last = complement(statement).pred if open_world and flip else statement.pred
+    chain = [lit(w) for w in chain_words[:d]] + [last]
+    broken = label == "Unknown" or (label == "False" and not open_world)
+
+    draft = _Draft()
+    if broken and d == 0:
+        draft.facts.append(Atom(lit(branch[int(rng.integers(len(branch)))]), (entity,)))
+    else:
+        draft.facts.append(Atom(chain[0], (entity,)))
+    draft.chain = [_unary_rule(chain[j], chain[j - 1]) for j in range(1, d + 1)]
+    cut = None  # the dead end that replaces a link of a broken chain: (j, dead word)
+    if broken and d >= 1:
+        cut = (int(rng.integers(1, d + 1)), dead[int(rng.integers(len(dead)))])
+        draft.chain[cut[0] - 1] = _unary_rule(chain[cut[0]], lit(cut[1]))
+
+    # Distractors: k facts and k rules per hop, each sharing a predicate with the proof chain.
+    # Candidates are (kind, chain position, word); only the picked ones become rules and atoms.
+    m = cell.distractors * max(d, 1)
+    pools = [
+        [("dead", j, r) for j in range(d + 1) for r in dead if (j, r) != cut],  # l_j :- r
+        [("branch", j, b) for j in range(d + 1) for b in branch],  # b :- l_j
+    ]
+    for kind, j, word in _pick(rng, pools, m):
+        rule = (
+            _unary_rule(chain[j], lit(word)) if kind == "dead" else _unary_rule(lit(word), chain[j])
+        )
+        draft.hop_rules.setdefault(max(j, 1), []).append(rule)
+    stated = draft.facts[0]
+    fact_pools = [
+        [(chain[j], o) for j in range(d + 1) for o in others],
+        [(lit(r), o) for r in dead for o in others],
+        [(lit(b), entity) for b in branch if Atom(lit(b), (entity,)) != stated],
+    ]
+    draft.facts += [Atom(pred, (who,)) for pred, who in _pick(rng, fact_pools, m)]
+    return draft, statement, label
+
+
+def _proof_sentences(proof: Proof) -> tuple[str, ...]:
+    out: list[str] = []
+    for step in proof.steps():
+        if step.rule is not None:
+            out.append(render_conditional(step.rule))
+        out.append(render_fact(step.fact, adjective=True))
+    return tuple(out)
+
+
+@cache
+def _reading_lexicon(vocabulary: int) -> Lexicon:
+    return surface_lexicon(VOCABULARY[:vocabulary])
+
+
+def lexicon_for(text: str, lexicon: Lexicon) -> Lexicon:
+    """``lexicon`` cut down to the entries that occur in ``text`` (the same reading: synonyms and
+    canonical words are disjoint, so no rewrite can create another entry's match), which keeps
+    the grammar's per-entry normalisation cheap on a large vocabulary."""
+    lowered = text.lower()
+    return Lexicon(synonyms={k: v for k, v in lexicon.synonyms.items() if k in lowered})
+
+
+def _rederive(
+    cell: Cell, qid: str, theory: Theory, statement: Atom, label: str, context: str, question: str
+) -> tuple[tuple[str, ...], int | None]:
+    """Read the rendered text back and re-derive the label, the depth and the proof (asserted)."""
+    lexicon = lexicon_for(context + " " + question, _reading_lexicon(cell.vocabulary))
+    parsed = parse_context(context, lexicon=lexicon)
+    check_claim(
+        parsed.ok
+        and set(parsed.facts) == set(theory.facts)
+        and set(parsed.rules) == set(theory.rules),
+        f"grid question {qid}: the rendered context must read back as its theory "
+        f"(unparsed: {parsed.failures[:1]})",
+    )
+    asked = parse_sentence(question, lexicon=lexicon)
+    check_claim(
+        asked.kind == "question" and asked.atom == statement,
+        f"grid question {qid}: the question must read back as {statement}, got {asked.value}",
+    )
+    open_world = cell.negation == "negated"
+    if open_world:
+        closure = open_world_closure(parsed.facts, parsed.rules)
+        derived = open_world_label(closure, statement)
+    else:
+        closure = forward_chain(parsed.facts, parsed.rules)
+        derived = "True" if closure.holds(statement) else "False"
+    check_claim(
+        derived == label, f"grid question {qid}: the chainer labels it {derived}, not {label}"
+    )
+    prover = Prover(parsed.facts, parsed.rules)
+    decided = {"True": statement, "False": complement(statement) if open_world else None}
+    target = decided.get(label)
+    if target is None:
+        for atom in (statement, complement(statement)) if open_world else (statement,):
+            check_claim(
+                prover.prove(atom) is None,
+                f"grid question {qid} ({label}): the prover must not prove {atom}",
+            )
+        return (), None
+    proof = prover.prove(target)
+    check_claim(
+        proof is not None and proof.depth == cell.depth and closure.depth(target) == cell.depth,
+        f"grid question {qid}: {target} must be derived at depth {cell.depth} by the chainer and "
+        f"the prover, got {closure.depth(target)} and {proof.depth if proof else None}",
+    )
+    return _proof_sentences(proof), cell.depth
+
+
+def _uniforms(rng: np.random.Generator):
+    """An endless stream of uniform draws, taken in blocks."""
+    while True:
+        yield from rng.random(64).tolist()
+
+
+def structure_key(cell: Cell) -> tuple:
+    """The coordinates that fix a theory (order and synonyms only re-present it)."""
+    return (cell.depth, cell.distractors, cell.negation, cell.vocabulary)
+
+
+def grid_question(cell: Cell, index: int, *, seed: int, split: str = "eval") -> GridQuestion:
+    """Question ``index`` of ``cell``: generated, rendered and re-derived from its text.
+
+    >>> q = grid_question(Cell(1, 0, "canonical", "none", 8, 0.0), 0, seed=15)
+    >>> q.label, q.answer, len(q.proof)
+    ('True', 'A', 3)
+    """
+    structure = structure_key(cell)
+    qid = f"{cell.key}-q{index}"
+    draft, statement, label = _build_theory(
+        cell, index, child_rng(seed, "grid", split, "theory", *structure, index)
+    )
+    rules = draft.rules()
+    entities = tuple(sorted({a.args[0] for a in draft.facts} | {statement.args[0]}))
+    theory = Theory(split, index, entities, tuple(draft.facts), tuple(rules))
+    canonical = [render_fact(f, adjective=True) for f in draft.facts]
+    canonical += [render_conditional(r) for r in rules]
+    draws = _uniforms(child_rng(seed, "grid", split, "surface", *structure, index))
+    sentences = [rewrite_sentence(s, draws, prob=cell.synonyms) for s in canonical]
+    question = rewrite_sentence(
+        render_question(statement, style=QUESTION_STYLE[cell.negation], adjective=True),
+        draws,
+        prob=cell.synonyms,
+    )
+    if cell.order == "shuffled":
+        perm = child_rng(seed, "grid", split, "order", *structure, index).permutation(
+            len(sentences)
+        )
+        sentences = [sentences[int(i)] for i in perm]
+    context = " ".join(sentences)
+    proof, depth = _rederive(cell, qid, theory, statement, label, context, question)
+    return GridQuestion(
+        qid,
+        cell,
+        index,
+        label,
+        statement,
+        theory,
+        context,
+        question,
+        proof,
+        depth,
+        tuple(sentences),
+    )
+
+
+# --------------------------------------------------------------------------- the grid
+
+
+def generate_grid(
+    spec: GridSpec, *, seed: int, split: str = "eval", cells: Iterable[Cell] | None = None
+) -> list[GridQuestion]:
+    """Every question of the grid (or of ``cells``), cell by cell in declared order; balance
+    asserted."""
+    cells = spec.cells() if cells is None else list(cells)
+    size = spec.cell_size
+    jobs = [(cell, i) for cell in cells for i in range(size)]
+    questions = [
+        grid_question(cell, i, seed=seed, split=split)
+        for cell, i in progress(
+            jobs, desc=f"grid questions ({split})", every=max(1, len(jobs) // 10)
+        )
+    ]
+    check_balance(questions)
+    return questions
+
+
+def check_balance(questions: Sequence[GridQuestion]) -> None:
+    """Every cell exactly balanced over its labels, and over plain/negated questions per label."""
+    by_cell: dict[str, list[GridQuestion]] = {}
+    for q in questions:
+        by_cell.setdefault(q.cell.key, []).append(q)
+    for key, qs in by_cell.items():
+        counts = {label: sum(q.label == label for q in qs) for label in qs[0].labels}
+        check_claim(
+            len(set(counts.values())) == 1,
+            f"grid cell {key}: labels must be exactly balanced, got {counts}",
+        )
+        if qs[0].cell.negation == "negated":
+            for label in counts:
+                plain = sum(q.label == label and not is_negated(q.statement.pred) for q in qs)
+                check_claim(
+                    2 * plain == counts[label],
+                    f"grid cell {key}: half of the {label} questions must be negated, got "
+                    f"{counts[label] - plain}/{counts[label]}",
+                )
+
+
+def grid_table(questions: Sequence[GridQuestion]) -> pd.DataFrame:
+    """One row per question: ``id``, the axis columns, ``label``, ``answer``, ``n_options``,
+    ``answer_depth``, ``context``, ``question``, ``proof`` (JSON list) -- sorted by ``id``."""
+    rows = []
+    for q in questions:
+        rows.append(
+            {
+                "id": q.id,
+                **q.cell.as_dict(),
+                "index": q.index,
+                "label": q.label,
+                "answer": q.answer,
+                "n_options": len(q.labels),
+                "answer_depth": -1 if q.answer_depth is None else q.answer_depth,
+                "context": q.context,
+                "question": q.question,
+                "proof": json.dumps(list(q.proof)),
+            }
+        )
+    return pd.DataFrame(rows).sort_values("id", kind="mergesort").reset_index(drop=True)
+
+
+def grid_jsonl(questions: Iterable[GridQuestion]) -> str:
+    """The export file's text: one JSON object per line, keys in ProofWriter's order."""
+    return "".join(json.dumps(q.record(), ensure_ascii=False) + "\n" for q in questions)

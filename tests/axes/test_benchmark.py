@@ -1,0 +1,111 @@
+"""The grid in the pipeline's hands: default grid from params, reference systems, tables, claims."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+
+from nesybench.axes.benchmark import (
+    cell_frame,
+    coefficient_frame,
+    grid_spec,
+    interaction_frame,
+    profile_frame,
+    run_benchmark,
+    train_spec,
+)
+from nesybench.axes.grid_claims import (
+    check_capped_at_chance,
+    check_claims,
+    check_distractors_move_soft_not_prover,
+    check_pipeline_exact,
+)
+from nesybench.errors import ClaimFailed, InputError
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def axes_params():
+    return yaml.safe_load((REPO / "params.yaml").read_text())["axes"]
+
+
+@pytest.fixture(scope="module")
+def run(axes_params):
+    return run_benchmark(axes_params)
+
+
+def test_run_benchmark_scores_three_systems_on_the_default_grid(run):
+    assert set(run.scores) == {"soft_reasoner", "pipeline", "depth_capped"}
+    assert len(run.questions) == len(run.grid) == 1152
+    for result in run.scores.values():
+        assert result["n"] == 1152 and len(result["per_cell"]) == 192
+
+
+def test_default_grid_claims_hold(run, axes_params):
+    numbers = check_claims(run.scores, axes_params)
+    assert numbers["soft_drop"] >= axes_params["grid"]["claims"]["soft_distractor_drop_min"]
+    assert run.scores["pipeline"]["accuracy_answered"] == 1.0
+    assert run.scores["pipeline"]["coverage"] < 1.0  # the surface axis costs coverage
+    capped = run.scores["depth_capped"]["per_axis"]["depth"]
+    assert capped["3"]["accuracy"] == pytest.approx((1 / 2 + 1 / 3) / 2)
+
+
+def test_frames_have_one_row_per_system_and_level(run):
+    profile = profile_frame(run.scores)
+    levels = sum(len(v) for v in run.scores["pipeline"]["per_axis"].values())
+    assert len(profile) == 3 * levels and set(profile["level"].map(type)) == {str}
+    inter = interaction_frame(run.scores)
+    assert len(inter) == 3 * 4 * 3 and {"contrast", "accuracy"} <= set(inter.columns)
+    assert len(cell_frame(run.scores)) == 3 * 192
+    co = coefficient_frame(run.scores)
+    assert set(co["system"]) == {"soft_reasoner", "pipeline", "depth_capped"}
+
+
+def test_check_pipeline_exact_fails_on_a_wrong_parsed_answer(run):
+    broken = copy.deepcopy(run.scores["pipeline"])
+    broken["per_cell"][0]["correct"] -= 1
+    with pytest.raises(ClaimFailed, match="exact on every question it parses"):
+        check_pipeline_exact(broken)
+    none = copy.deepcopy(run.scores["pipeline"])
+    for cell in none["per_cell"]:
+        cell["answered"] = 0
+    with pytest.raises(ClaimFailed, match="must answer some"):
+        check_pipeline_exact(none)
+
+
+def test_check_capped_at_chance_fails_off_chance_or_inexact(run):
+    capped = run.scores["depth_capped"]
+    check_capped_at_chance(capped, cap=2)
+    inexact = copy.deepcopy(capped)
+    inexact["per_cell"][0]["accuracy"] = 0.5  # a depth-0 cell
+    with pytest.raises(ClaimFailed, match="must be exact up to its cap"):
+        check_capped_at_chance(inexact, cap=2)
+    with pytest.raises(ClaimFailed, match="chance in every cell beyond"):
+        check_capped_at_chance(capped, cap=1)  # depth 2 is exact, not chance
+    with pytest.raises(ClaimFailed, match="depths beyond the cap"):
+        check_capped_at_chance(capped, cap=5)
+
+
+def test_check_distractors_fails_when_the_soft_reasoner_does_not_move(run):
+    soft, pipe = run.scores["soft_reasoner"], run.scores["pipeline"]
+    with pytest.raises(ClaimFailed, match="distractors must move the soft reasoner"):
+        check_distractors_move_soft_not_prover(soft, pipe, max_depth=1, drop_min=0.9)
+    with pytest.raises(ClaimFailed, match="distractors must not move the prover"):
+        check_distractors_move_soft_not_prover(soft, soft, max_depth=1, drop_min=0.0)
+
+
+def test_grid_spec_refuses_a_cap_with_nothing_beyond(axes_params):
+    params = copy.deepcopy(axes_params)
+    params["grid"]["depth_cap"] = 3
+    with pytest.raises(InputError, match=r"axes.grid.depth_cap must be in \[0, max depth"):
+        grid_spec(params)
+
+
+def test_train_spec_is_clean_and_shallow(axes_params):
+    spec = train_spec(axes_params, grid_spec(axes_params))
+    assert spec.depth == (0, 1) and spec.distractors == (0,) and spec.synonyms == (0.0,)
+    assert spec.order == ("canonical",) and spec.per_cell == 24

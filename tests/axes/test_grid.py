@@ -1,0 +1,249 @@
+"""The grid generator: balance, structure per axis, pairing, determinism, re-derivation."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import yaml
+
+from nesybench.axes import grid as grid_mod
+from nesybench.axes.bank import NAMES, VOCABULARY
+from nesybench.axes.grid import (
+    AXES,
+    DEFAULT_LEVELS,
+    DEFAULT_PER_CELL,
+    DEFAULT_SEED,
+    FULL_LEVELS,
+    FULL_PER_CELL,
+    Cell,
+    GridSpec,
+    generate_grid,
+    grid_jsonl,
+    grid_question,
+    grid_table,
+)
+from nesybench.axes.lexical import SURFACE_SYNONYMS, rewrite_sentence
+from nesybench.errors import ClaimFailed, InputError
+from nesybench.reasoning.grammar import base_pred, is_negated, parse_context, split_sentences
+
+REPO = Path(__file__).resolve().parents[2]
+SMALL = GridSpec(
+    depth=(0, 1, 3),
+    distractors=(0, 2),
+    order=("canonical", "shuffled"),
+    negation=("none", "negated"),
+    vocabulary=(8, 20),
+    synonyms=(0.0, 0.5),
+    per_cell=6,
+)
+
+
+@pytest.fixture(scope="module")
+def small_grid():
+    return generate_grid(SMALL, seed=3)
+
+
+def _by_cell(questions):
+    out = {}
+    for q in questions:
+        out.setdefault(q.cell, []).append(q)
+    return out
+
+
+def test_generate_grid_covers_every_cell_with_cell_size_questions(small_grid):
+    cells = _by_cell(small_grid)
+    assert set(cells) == set(SMALL.cells()) and len(cells) == 3 * 2 * 2 * 2 * 2 * 2
+    assert {len(qs) for qs in cells.values()} == {SMALL.cell_size} == {6}
+    assert len({q.id for q in small_grid}) == len(small_grid) == SMALL.n_questions
+
+
+def test_generate_grid_balances_labels_and_question_polarity_per_cell(small_grid):
+    for cell, qs in _by_cell(small_grid).items():
+        counts = Counter(q.label for q in qs)
+        assert set(counts) == set(cell.labels) and len(set(counts.values())) == 1
+        if cell.negation == "negated":
+            for label in cell.labels:
+                pol = Counter(is_negated(q.statement.pred) for q in qs if q.label == label)
+                assert pol[True] == pol[False]
+        else:
+            assert not any(is_negated(q.statement.pred) for q in qs)
+
+
+def test_cell_size_rounds_per_cell_up_to_the_balance_unit():
+    assert GridSpec(per_cell=1).cell_size == 6
+    assert GridSpec(per_cell=7).cell_size == 12
+    assert GridSpec(negation=("none",), per_cell=7).cell_size == 8
+    assert GridSpec(negation=("negated",), per_cell=6).cell_size == 6
+
+
+def test_grid_question_structure_matches_its_cell(small_grid):
+    for q in small_grid:
+        c = q.cell
+        hops = max(c.depth, 1)
+        # one stated chain fact (or near-miss fact) + k per hop; d chain rules + k per hop
+        assert len(q.theory.facts) == 1 + c.distractors * hops
+        assert len(q.theory.rules) == c.depth + c.distractors * hops
+        words = {base_pred(a.pred) for a in q.theory.facts}
+        words |= {base_pred(lit.atom.pred) for r in q.theory.rules for lit in (*r.body,)}
+        words |= {base_pred(r.head.pred) for r in q.theory.rules}
+        assert words <= set(VOCABULARY[: c.vocabulary])
+        assert {a.args[0] for a in q.theory.facts} <= set(NAMES)
+        assert len(split_sentences(q.context)) == len(q.theory.facts) + len(q.theory.rules)
+
+
+def test_grid_answer_depth_and_proof_are_the_cell_depth(small_grid):
+    for q in small_grid:
+        decided = q.label == "True" or (q.label == "False" and q.cell.negation == "negated")
+        if decided:
+            assert q.answer_depth == q.cell.depth
+            rules = [s for s in q.proof if s.startswith("If ")]
+            assert len(rules) == q.cell.depth and len(q.proof) == 2 * q.cell.depth + 1
+        else:
+            assert q.answer_depth is None and q.proof == ()
+
+
+def test_grid_negation_none_says_not_nowhere_and_negated_cells_use_every_form(small_grid):
+    forms = Counter()
+    for q in small_grid:
+        text = q.context + " " + q.question
+        if q.cell.negation == "none":
+            assert " not " not in text and q.question.startswith("Is the following statement")
+            assert q.record()["options"] == ["A) True", "B) False"]
+        else:
+            assert q.question.startswith("Based on the above information")
+            assert q.record()["options"] == ["A) True", "B) False", "C) Unknown"]
+            forms["fact"] += any(is_negated(f.pred) for f in q.theory.facts)
+            forms["condition"] += any(is_negated(r.body[0].atom.pred) for r in q.theory.rules)
+            forms["conclusion"] += any(is_negated(r.head.pred) for r in q.theory.rules)
+            forms["question"] += is_negated(q.statement.pred)
+    assert all(forms[k] > 0 for k in ("fact", "condition", "conclusion", "question"))
+
+
+def test_grid_order_and_synonym_levels_show_the_same_theory(small_grid):
+    groups = {}
+    for q in small_grid:
+        key = (q.cell.depth, q.cell.distractors, q.cell.negation, q.cell.vocabulary, q.index)
+        groups.setdefault(key, []).append(q)
+    for qs in groups.values():
+        assert len(qs) == 4  # 2 orders x 2 synonym rates
+        assert len({(q.theory.facts, q.theory.rules, q.statement, q.label) for q in qs}) == 1
+        canon = {q.cell.synonyms: q for q in qs if q.cell.order == "canonical"}
+        shuffled = {q.cell.synonyms: q for q in qs if q.cell.order == "shuffled"}
+        for rate in (0.0, 0.5):
+            assert sorted(canon[rate].sentences) == sorted(shuffled[rate].sentences)
+        assert canon[0.0].sentences == tuple(
+            s
+            for s in canon[0.0].sentences
+            if not set(s[:-1].split()) & set(SURFACE_SYNONYMS.values())
+        )
+
+
+def test_rewrite_sentence_is_coupled_across_rates():
+    sentence = "If something is funded and not cited then it is curious."
+    draws = [0.05, 0.3, 0.7]
+    rewritten = {
+        p: set(rewrite_sentence(sentence, iter(draws), prob=p).split()) for p in (0, 0.1, 0.5, 1)
+    }
+    assert rewritten[0] == set(sentence.split())
+    assert "sponsored" in rewritten[0.1] and "referenced" not in rewritten[0.1]
+    assert {"sponsored", "referenced"} <= rewritten[0.5] and "curious." in rewritten[0.5]
+    assert {"sponsored", "referenced", "inquisitive."} <= rewritten[1]
+
+
+def test_grid_distractors_share_the_proofs_vocabulary(small_grid):
+    for q in small_grid:
+        if q.cell.distractors == 0 or not q.proof:
+            continue
+        proof_words = {base_pred(a.pred) for a in parse_context(" ".join(q.proof)).facts} | {
+            base_pred(r.head.pred) for r in parse_context(" ".join(q.proof)).rules
+        }
+        chain_rules = set(parse_context(" ".join(q.proof)).rules)
+        for rule in q.theory.rules:
+            if rule in chain_rules:
+                continue
+            words = {base_pred(rule.head.pred), base_pred(rule.body[0].atom.pred)}
+            assert words & proof_words, rule
+
+
+def test_generate_grid_is_deterministic_and_cells_do_not_depend_on_each_other():
+    cell = Cell(3, 2, "shuffled", "negated", 20, 0.5)
+    alone = generate_grid(SMALL, seed=3, cells=[cell])
+    again = generate_grid(SMALL, seed=3, cells=[Cell(0, 0, "canonical", "none", 8, 0.0), cell])
+    assert grid_jsonl(alone) == grid_jsonl(again[SMALL.cell_size :])
+    other_seed = generate_grid(SMALL, seed=4, cells=[cell])
+    assert grid_jsonl(other_seed) != grid_jsonl(alone)
+
+
+def test_grid_question_label_is_rederived_from_the_text(monkeypatch):
+    """A theory whose text does not carry its label stops generation with ClaimFailed."""
+    real = grid_mod._build_theory
+
+    def lying(cell, index, rng):
+        draft, statement, label = real(cell, index, rng)
+        return draft, statement, {"True": "False", "False": "True"}.get(label, label)
+
+    monkeypatch.setattr(grid_mod, "_build_theory", lying)
+    with pytest.raises(ClaimFailed, match="labels it"):
+        grid_question(Cell(2, 1, "canonical", "none", 8, 0.0), 0, seed=1)
+
+
+def test_check_balance_refuses_an_unbalanced_cell(small_grid):
+    qs = [q for q in small_grid if q.cell == SMALL.cells()[0]]
+    with pytest.raises(ClaimFailed, match="exactly balanced"):
+        grid_mod.check_balance(qs[:-1])
+
+
+def test_grid_record_has_proofwriters_shape(small_grid):
+    line = grid_jsonl(small_grid[:1])
+    record = json.loads(line)
+    assert list(record) == ["id", "context", "question", "options", "answer", "cell", "proof"]
+    assert list(record["cell"]) == list(AXES)
+    assert record["answer"] in "AB" and line.endswith("\n")
+    table = grid_table(small_grid)
+    assert table["id"].is_unique and list(table["id"]) == sorted(table["id"])
+    assert set(table["label"]) == {"True", "False", "Unknown"}
+
+
+def test_default_grid_equals_params_yaml():
+    axes = yaml.safe_load((REPO / "params.yaml").read_text())["axes"]
+    assert axes["seed"] == DEFAULT_SEED
+    assert axes["grid"]["levels"] == DEFAULT_LEVELS
+    assert axes["grid"]["per_cell"] == DEFAULT_PER_CELL
+    assert GridSpec() == GridSpec.from_params(axes["grid"])
+
+
+def test_full_profile_is_a_valid_grid_of_about_100000_questions():
+    spec = GridSpec.from_params({"levels": FULL_LEVELS, "per_cell": FULL_PER_CELL})
+    assert len(spec.cells()) == 7 * 5 * 2 * 2 * 3 * 4
+    assert spec.n_questions == 1680 * 60
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"depth": ()}, "levels.depth: expected at least one level"),
+        ({"depth": (0, 0)}, "levels must be distinct"),
+        ({"depth": (-1,)}, r"levels.depth: expected integers in \[0, 20\], got -1"),
+        ({"order": ("sorted",)}, "levels.order: expected one of canonical, shuffled"),
+        ({"negation": ("classical",)}, "levels.negation: expected one of none, negated"),
+        ({"synonyms": (1.5,)}, r"levels.synonyms: expected rates in \[0, 1\], got 1.5"),
+        ({"vocabulary": (5,)}, r"levels.vocabulary: each size must be in \[max depth \+ 3"),
+        ({"vocabulary": (65,)}, r"\[6, 64\]"),
+        ({"distractors": (8,), "vocabulary": (8,)}, "distractor rules per hop at depth"),
+        ({"per_cell": 0}, "per_cell: expected an integer >= 1, got 0"),
+        ({"per_cell": 10**6}, "the limit is 1,000,000"),
+    ],
+)
+def test_grid_spec_rejects_impossible_grids(change, message):
+    with pytest.raises(InputError, match=message):
+        GridSpec(**change)
+
+
+def test_grid_spec_from_params_names_the_section():
+    with pytest.raises(InputError, match=r"params.yaml: axes.grid.levels.depth"):
+        GridSpec.from_params({"levels": {**DEFAULT_LEVELS, "depth": [-1]}, "per_cell": 6})
+    with pytest.raises(InputError, match="must name exactly the axes"):
+        GridSpec.from_params({"levels": {"depth": [0]}, "per_cell": 6})
