@@ -229,7 +229,12 @@ def knowledge_labels(knowledge: str, digits) -> np.ndarray:
     """
     if knowledge not in KNOWLEDGE:
         raise InputError(f"knowledge: must be one of {', '.join(KNOWLEDGE)}, got {knowledge!r}")
-    return KNOWLEDGE[knowledge](np.asarray(digits, dtype=np.int64).reshape(len(digits), -1))
+    digits = np.asarray(digits, dtype=np.int64)
+    if digits.ndim != 2:
+        raise InputError(
+            f"digits: must be a 2-d array (points, positions), got shape {digits.shape}"
+        )
+    return KNOWLEDGE[knowledge](digits)
 
 
 # ---- the task ---------------------------------------------------------------------------

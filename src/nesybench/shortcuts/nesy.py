@@ -320,6 +320,17 @@ def supervised_points(n_train: int, fraction: float, *, seed: int) -> np.ndarray
     return np.sort(rng.permutation(n_train)[:m]).astype(np.int64)
 
 
+def _flat_views(params: EncoderParams) -> tuple[EncoderParams, np.ndarray]:
+    """One flat copy of the weights and ``EncoderParams`` whose arrays are views into it (Adam
+    then updates every weight with a handful of vector operations)."""
+    theta = np.concatenate([a.ravel() for a in params.arrays()])
+    views, start = [], 0
+    for a in params.arrays():
+        views.append(theta[start : start + a.size].reshape(a.shape))
+        start += a.size
+    return EncoderParams(*views), theta
+
+
 def train_nesy(
     task: DigitTask,
     variant: Variant = Variant(),
@@ -344,8 +355,10 @@ def train_nesy(
     supervised = supervised_points(n, variant.concept_sup, seed=seed)
     mask = np.zeros(n)
     mask[supervised] = 1.0
-    params = init_encoder(seed, n_inputs=X.shape[-1], n_values=task.n_digits, config=config)
-    moments = [(np.zeros_like(a), np.zeros_like(a)) for a in params.arrays()]
+    params, theta = _flat_views(
+        init_encoder(seed, n_inputs=X.shape[-1], n_values=task.n_digits, config=config)
+    )
+    m1, m2 = np.zeros_like(theta), np.zeros_like(theta)
     batches = child_rng(seed, "digits", "batches")
     b1, b2 = ADAM_BETAS
     step = 0
@@ -370,17 +383,17 @@ def train_nesy(
                 losses.append(total)
                 step += 1
                 scale = config.lr * math.sqrt(1.0 - b2**step) / (1.0 - b1**step)
-                for w, g, (m1, m2) in zip(params.arrays(), grads.arrays(), moments):
-                    m1 *= b1
-                    m1 += (1.0 - b1) * g
-                    m2 *= b2
-                    m2 += (1.0 - b2) * g * g
-                    w -= scale * m1 / (np.sqrt(m2) + ADAM_EPS)
+                g = np.concatenate([a.ravel() for a in grads.arrays()])
+                m1 *= b1
+                m1 += (1.0 - b1) * g
+                m2 *= b2
+                m2 += (1.0 - b2) * (g * g)
+                theta -= scale * m1 / (np.sqrt(m2) + ADAM_EPS)  # updates params in place
             curve[epoch] = float(np.mean(losses))
             if callback is not None:
                 callback(epoch + 1, curve[epoch])
     return NesyModel(
-        params=params,
+        params=params.copy(),
         config=config,
         variant=variant,
         knowledge=task.knowledge,
