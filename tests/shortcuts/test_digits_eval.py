@@ -11,6 +11,7 @@ from nesybench.shortcuts.digits import SPLITS, knowledge_labels, make_digit_task
 from nesybench.shortcuts.digits_eval import (
     Predictions,
     SplitPredictions,
+    concept_frame,
     counter_is_optimum,
     digit_confusion,
     digit_map,
@@ -22,6 +23,7 @@ from nesybench.shortcuts.digits_eval import (
     train_and_predict,
 )
 from nesybench.shortcuts.nesy import NesyConfig, Variant
+from nesybench.shortcuts.panel import unpack_concept_table
 
 TINY = NesyConfig(hidden=8, epochs=2, batch_size=32)
 # A label-perfect shortcut of the MNAdd-EvenOdd support for the shared family (a map a
@@ -233,6 +235,16 @@ def test_train_and_predict_returns_every_split(task):
         assert split.y_pred.shape == (n,)
 
 
+@pytest.mark.parametrize("mitigation", ["label_only", "neural"])
+def test_train_and_predict_full_support_has_an_empty_ood_split(mitigation):
+    full = make_digit_task(support="full", n_tuples={"train": 64, "test": 32}, seed=0)
+    pred = train_and_predict(full, mitigation, seed=0, config=TINY)
+    assert len(pred.splits["ood"]) == 0 and pred.splits["ood"].y_pred.shape == (0,)
+    if mitigation != "neural":
+        assert pred.splits["ood"].digit_probs.shape == (0, 2, 10)
+    assert math.isnan(evaluate(pred)["acc_y_ood"])
+
+
 def test_neural_baseline_predicts_only_training_labels(task):
     config = NesyConfig(hidden=8, epochs=3)
     pred = train_and_predict(task, "neural", seed=0, config=config)
@@ -273,3 +285,19 @@ def test_directional_claims_rejects_unpaired_rows():
         directional_claims([_row(0, 1, 1, False)], [])
     with pytest.raises(InputError, match="not paired"):
         directional_claims([_row(0, 1, 1, False)], [_row(1, 1, 1, False)])
+
+
+def test_concept_frame_round_trips_through_the_panel_reader(task):
+    pred = _constructed(task, SHORTCUT, confidence=0.7)
+    df = concept_frame(pred, "ood")
+    n = len(task.splits["ood"])
+    assert len(df) == 2 * n and list(df.columns) == ["point", "concept", "gold", "probs", "logits"]
+    points, c_true, probs = unpack_concept_table(df, source="frame")
+    assert np.array_equal(points, np.arange(n)) and np.array_equal(
+        c_true, task.splits["ood"].digits
+    )
+    assert np.allclose(probs[1], pred.splits["ood"].digit_probs[:, 1, :])
+    with pytest.raises(InputError, match="split: must be one of"):
+        concept_frame(pred, "dev")
+    with pytest.raises(InputError, match="no digit predictions"):
+        concept_frame(_constructed(task, IDENTITY, model="neural"))

@@ -48,7 +48,7 @@ from .nesy import (
     probs_from_logits,
     train_nesy,
 )
-from .panel import concept_panel, is_identity, is_injective, learned_relabeling
+from .panel import concept_panel, concept_table, is_identity, is_injective, learned_relabeling
 
 __all__ = [
     "NEURAL",
@@ -60,6 +60,7 @@ __all__ = [
     "digit_map",
     "digit_confusion",
     "map_string",
+    "concept_frame",
     "evaluate",
     "sweep_cell",
     "counter_is_optimum",
@@ -230,6 +231,23 @@ def digit_confusion(pred: Predictions, *, splits: Sequence[str] = MAP_SPLITS) ->
 def map_string(mapping: Mapping[int, int]) -> str:
     """``{0: 0, 1: 5} -> "0->0 1->5"``."""
     return " ".join(f"{t}->{mapping[t]}" for t in sorted(mapping))
+
+
+def concept_frame(pred: Predictions, split: str = "test"):
+    """One split's digit heads as the panel's long concept table (one row per point and
+    position: ``point``, ``concept`` = position, ``gold``, ``probs``, ``logits``), the format
+    ``nesybench score-concepts`` reads and the concept-head calibration takes."""
+    _require_concepts(pred, "a concept table")
+    if split not in pred.splits:
+        raise InputError(f"split: must be one of {', '.join(pred.splits)}, got {split!r}")
+    data = pred.splits[split]
+    k = data.digits.shape[1]
+    return concept_table(
+        np.arange(len(data)),
+        data.digits,
+        [data.digit_probs[:, j, :] for j in range(k)],
+        [data.digit_logits[:, j, :] for j in range(k)],
+    )
 
 
 def _acc(split: SplitPredictions) -> float:

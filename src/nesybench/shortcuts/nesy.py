@@ -226,7 +226,7 @@ def _log_softmax(z: np.ndarray) -> np.ndarray:
 def digit_logits(params: EncoderParams, X) -> np.ndarray:
     """Digit logits ``(..., V)`` of pixels ``X (..., d)``."""
     X = np.asarray(X, dtype=np.float64)
-    return _forward(params, X)[1].reshape(*X.shape[:-1], -1)
+    return _forward(params, X)[1].reshape(*X.shape[:-1], params.W2.shape[1])
 
 
 def probs_from_logits(logits) -> np.ndarray:
