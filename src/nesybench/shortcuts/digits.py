@@ -279,10 +279,6 @@ class DigitTask:
         observed = set(self.support)
         return tuple(t for t in all_tuples(self.n_digits, self.n_positions) if t not in observed)
 
-    def labels_of(self, knowledge: str | None = None, split: str = "train") -> np.ndarray:
-        """Labels of ``split`` under another knowledge over the same gold digits (multi-task)."""
-        return knowledge_labels(knowledge or self.knowledge, self.splits[split].digits)
-
 
 DEFAULT_N_TUPLES = {"train": 1000, "val": 300, "test": 600, "ood": 600}
 
