@@ -109,12 +109,17 @@ def init_params(
     )
 
 
+SHORT_AXIS = 16  # up to this length the slice loops win; longer axes (digit tuples) use numpy
+
+
 def _max_last(a: np.ndarray) -> np.ndarray:
     """``a.max(axis=-1)`` for a short last axis, as elementwise ops.
 
     numpy reduces over a trailing axis of 2-8 entries slowly; a handful of
     elementwise maxima over slices is several times faster on these shapes.
     """
+    if a.shape[-1] > SHORT_AXIS:
+        return a.max(axis=-1)
     out = a[..., 0]
     for i in range(1, a.shape[-1]):
         out = np.maximum(out, a[..., i])
@@ -123,6 +128,8 @@ def _max_last(a: np.ndarray) -> np.ndarray:
 
 def _sum_last(a: np.ndarray) -> np.ndarray:
     """``a.sum(axis=-1)`` for a short last axis (see :func:`_max_last`), summed left to right."""
+    if a.shape[-1] > SHORT_AXIS:
+        return a.sum(axis=-1)
     out = a[..., 0]
     for i in range(1, a.shape[-1]):
         out = out + a[..., i]
