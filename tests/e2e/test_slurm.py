@@ -45,7 +45,6 @@ SLURM_RUN = [
     "workflow/profiles/slurm",
     "--slurm-status-command",
     "squeue",
-    "--slurm-no-account",
     "--slurm-init-seconds-before-status-checks",
     str(INIT_STATUS_DELAY),
 ]

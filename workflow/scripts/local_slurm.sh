@@ -4,7 +4,7 @@
 #
 #   sudo bash workflow/scripts/local_slurm.sh up       # install (Debian packages), configure, start
 #   sudo bash workflow/scripts/local_slurm.sh status   # daemons, `scontrol ping`, node state
-#   sudo bash workflow/scripts/local_slurm.sh down     # cancel jobs, stop the daemons by PID, clean up
+#   sudo bash workflow/scripts/local_slurm.sh down     # cancel jobs, stop the daemons (by PID)
 #
 # `up` installs slurmctld, slurmd, slurm-client and munge with apt-get if they are missing, writes
 # /etc/slurm/slurm.conf for one node (named by `hostname -s`, `nproc` CPUs, 90% of the memory) in
@@ -134,7 +134,7 @@ node_state() {
 }
 
 wait_ready() {
-  local i state=""
+  local i d state=""
   for ((i = 0; i < WAIT; i++)); do
     for d in slurmctld slurmd; do
       pid_of "$d" >/dev/null || die "$d exited (see $STATE/$d.log)"
@@ -172,10 +172,15 @@ up() {
     die "already up (state in $STATE); run \`$0 down\` first"
   fi
   install_packages
-  rm -rf "$STATE"
+  if [[ -e $STATE ]]; then
+    [[ -f $STATE/.local_slurm || -z $(ls -A "$STATE") ]] ||
+      die "$STATE exists and is not a state directory of this script; set NESYBENCH_SLURM_STATE"
+    rm -rf "$STATE"
+  fi
   # slurmctld drops to SlurmUser=slurm and writes its log and state here.
   install -d -o slurm -g slurm -m 0755 "$STATE" "$STATE/slurmctld"
   mkdir -p "$STATE/slurmd"
+  touch "$STATE/.local_slurm"
   write_config
   # A failure or an interrupt from here on tears down whatever was started.
   trap up_failed EXIT
