@@ -117,9 +117,10 @@ start_munge() {
     say "munged is already running (not ours; using it)"
     return 0
   fi
-  # setpriv execs munged itself, so the recorded PID is the daemon's.
-  setpriv --reuid=munge --regid=munge --init-groups \
-    munged --foreground --force >"$STATE/munged.log" 2>&1 &
+  # setsid and setpriv exec in place, so the recorded PID is the daemon's; its own session keeps
+  # it out of the caller's terminal signals (Ctrl-C).
+  setsid setpriv --reuid=munge --regid=munge --init-groups \
+    munged --foreground --force </dev/null >"$STATE/munged.log" 2>&1 &
   echo $! >"$STATE/munged.pid"
   local i
   for ((i = 0; i < 50; i++)); do
@@ -186,9 +187,9 @@ up() {
   trap up_failed EXIT
   trap 'exit 130' INT TERM
   start_munge
-  slurmctld -D >>"$STATE/slurmctld.out" 2>&1 &
+  setsid slurmctld -D </dev/null >>"$STATE/slurmctld.out" 2>&1 &
   echo $! >"$STATE/slurmctld.pid"
-  slurmd -D >>"$STATE/slurmd.out" 2>&1 &
+  setsid slurmd -D </dev/null >>"$STATE/slurmd.out" 2>&1 &
   echo $! >"$STATE/slurmd.pid"
   wait_ready
   trap - EXIT INT TERM
