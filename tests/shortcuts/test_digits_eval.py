@@ -78,12 +78,15 @@ def test_evaluate_shortcut_map_gives_the_exact_panel(task):
     # No digit is fixed by the map: every concept prediction is wrong, each at confidence 0.9.
     assert row["acc_c"] == 0.0 and row["acc_c_ood"] == 0.0 and row["f1_c"] == 0.0
     assert row["ece_c"] == pytest.approx(0.9)
-    # Predicted digits use only {2, 4, 6}: the digit collapse is 1 - H(usage) / ln 10.
+    # Predicted digits use only {2, 4, 6}: the digit collapse is 1 - H(usage) / H(gold usage),
+    # measured against the digits the gold labels occupy.
     test = task.splits["test"]
     used = np.bincount(f[test.digits].ravel(), minlength=10) / test.digits.size
-    nz = used[used > 0]
+    gold = np.bincount(test.digits.ravel(), minlength=10) / test.digits.size
+    nz, gz = used[used > 0], gold[gold > 0]
     assert len(nz) == 3
-    assert row["cls_c_digits"] == pytest.approx(1 + (nz * np.log(nz)).sum() / np.log(10))
+    expected = 1 - (nz * np.log(nz)).sum() / (gz * np.log(gz)).sum()
+    assert row["cls_c_digits"] == pytest.approx(expected)
     assert row["digit_map"] == map_string(SHORTCUT)
     assert row["map_identity"] is False and row["map_injective"] is False
     assert row["label_perfect"] is True and row["shortcut"] is True
