@@ -69,6 +69,8 @@ def snakemake_jobs(root: Path) -> tuple[list[dict], dict]:
                 sections = job.params.get("section", {}) if hasattr(job.params, "get") else {}
                 jobs.append(
                     {
+                        "rule": job.rule.name,
+                        "wildcards": dict(job.wildcards),
                         "name": _stage_name(job.rule.name, dict(job.wildcards)),
                         "cmd": " ".join(job.shellcmd.split()),
                         "deps": sorted(set(map(str, job.input))),
@@ -91,10 +93,86 @@ VALIDATE_STAGE = {
 VALIDATED = "data/validate/params.ok"
 
 
+def _templated(text: str, wildcards: dict[str, str]) -> str:
+    """A job's command or path with its wildcard values turned into DVC's ``${item.<name>}``.
+
+    Wildcards appear only as path components ``<name>-<value>`` and as ``--arg
+    <name>=<value>`` (the conventions of nesybench.artifacts and the rules), so the
+    replacement cannot touch anything else.
+    """
+    for name, value in wildcards.items():
+        item = "${item." + name + "}"
+        text = re.sub(rf"(?<=/){re.escape(name)}-{re.escape(value)}(?=/)", f"{name}-{item}", text)
+        text = re.sub(
+            rf"--arg {re.escape(name)}={re.escape(value)}(?=\s|$)", f"--arg {name}={item}", text
+        )
+    return text
+
+
+def _matrix_stages(jobs: list[dict]) -> list[dict]:
+    """Jobs of one rule with wildcards become one DVC ``matrix`` stage (one ``name@values`` each).
+
+    The jobs must cover the full product of their wildcard values and expand back to exactly
+    themselves; otherwise they stay separate stages.
+    """
+    out, groups = [], {}
+    for job in jobs:
+        if job.get("wildcards"):
+            groups.setdefault(job["rule"], []).append(job)
+        else:
+            out.append(job)
+    for rule, members in groups.items():
+        names = list(members[0]["wildcards"])
+        values = {n: list(dict.fromkeys(j["wildcards"][n] for j in members)) for n in names}
+        first = members[0]
+        template = {
+            key: (
+                _templated(first[key], first["wildcards"])
+                if key == "cmd"
+                else [_templated(p, first["wildcards"]) for p in first[key]]
+            )
+            for key in ("cmd", "deps", "outs")
+        }
+
+        def expand(combo: dict, template=template) -> dict:
+            def fill(text: str) -> str:
+                for n, v in combo.items():
+                    text = text.replace("${item." + n + "}", v)
+                return text
+
+            return {
+                "cmd": fill(template["cmd"]),
+                "deps": [fill(p) for p in template["deps"]],
+                "outs": [fill(p) for p in template["outs"]],
+            }
+
+        product_size = 1
+        for n in names:
+            product_size *= len(values[n])
+        faithful = len(members) == product_size and all(
+            expand(j["wildcards"]) == {k: j[k] for k in ("cmd", "deps", "outs")} for j in members
+        )
+        if not faithful:
+            out.extend(members)
+            continue
+        out.append(
+            {
+                "name": rule,
+                "matrix": values,
+                **template,
+                "params": first["params"],
+            }
+        )
+    return out
+
+
 def build_dvc_yaml(jobs: list[dict], plots: dict) -> dict:
     stages = {"validate": VALIDATE_STAGE}
-    for job in jobs:
-        stage: dict = {"cmd": job["cmd"]}
+    for job in _matrix_stages(jobs):
+        stage: dict = {}
+        if "matrix" in job:
+            stage["matrix"] = job["matrix"]
+        stage["cmd"] = job["cmd"]
         stage["deps"] = [VALIDATED, *job["deps"]]
         if job["params"]:
             stage["params"] = job["params"]

@@ -123,3 +123,50 @@ def test_snakemake_refuses_bad_params_before_any_job(tmp_path):
     errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
     assert errors == ["error: params.yaml: shortcuts.support_frac must be <= 1, got 1.5"]
     assert "Traceback" not in proc.stderr and not (tmp_path / "data").exists()
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("", r"params.yaml: must be a mapping of instrument sections, got an empty file"),
+        ("- a\n- b\n", r"must be a mapping of instrument sections, got list"),
+        ("a: [1, 2\n", r"not valid YAML at line 2, column 1"),
+        ("a:\n\tb: 1\n", r"not valid YAML at line 2.*indent with spaces, not tabs"),
+        ("a: 1\na: 2\n", r"not valid YAML at line 2.*duplicate key 'a'"),
+        ("x: !!python/object/apply:os.system ['true']\n", r"only plain YAML is read"),
+        ("__use_yte__: true\n", r"__use_yte__ is not supported"),
+    ],
+)
+def test_load_params_refuses_unsafe_or_broken_yaml_in_one_line(tmp_path, text, message):
+    path = tmp_path / "params.yaml"
+    path.write_text(text)
+    (tmp_path / "workflow").mkdir()
+    (tmp_path / "workflow" / "schemas").symlink_to(ROOT / "workflow" / "schemas")
+    with pytest.raises(UserError, match=message) as info:
+        load_params(path)
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")])
+def test_non_finite_numbers_are_refused_anywhere(value):
+    params = load_params(ROOT / "params.yaml")
+    params["shortcuts"]["support_frac"] = value
+    with pytest.raises(UserError, match="shortcuts.support_frac must be a finite number"):
+        validate_params(params, schema_dir=ROOT / "workflow" / "schemas")
+
+
+def test_names_must_be_keys_of_the_mapping_they_refer_to():
+    params = load_params(ROOT / "params.yaml")
+    params["shortcuts"]["demo"]["task"] = "nosuch"
+    with pytest.raises(UserError, match=r"shortcuts.demo.task must name a key of shortcuts.tasks"):
+        validate_params(params, schema_dir=ROOT / "workflow" / "schemas")
+
+
+def test_job_params_leave_the_sweep_keys_out_of_per_seed_jobs():
+    from nesybench.artifacts import Job
+    from nesybench.params import SWEEP_KEYS, job_params
+
+    section = {"n_seeds": 5, "claims": {}, "exhibit": "median", "model": {"dim": 8}}
+    assert job_params(section, Job("train", "seed", wildcards=("seed",))) == {"model": {"dim": 8}}
+    assert job_params(section, Job("train")) == section
+    assert set(SWEEP_KEYS) == {"n_seeds", "claims", "exhibit"}

@@ -21,7 +21,7 @@ from ..params import file_hash, job_params, params_hash
 from ..progress import log
 from ..stages import PROVENANCE_KEY
 from .blocks import Paragraph, Table
-from .figures import close
+from .figures import figure_style
 from .loader import ReportLoader
 from .render import render
 
@@ -112,6 +112,15 @@ def run_report(params: dict, *, root: Path, args: dict[str, str]) -> None:
         provenance.append(table)
     log(f"[report] {sum(len(t) for t in provenance)} artifacts verified")
 
+    with figure_style():
+        sections, metrics_files, page, markdown, figures = _build(
+            landed, params, root, provenance, params_yaml_hash
+        )
+    _write(root, metrics_files, sections, page, markdown, figures)
+
+
+def _build(landed, params, root, provenance, params_yaml_hash):
+    """Every section's blocks, and the rendered page, Markdown and figure files."""
     sections, metrics_files = [], {}
     for instrument in landed:
         reg = registry(instrument)
@@ -137,11 +146,11 @@ def run_report(params: dict, *, root: Path, args: dict[str, str]) -> None:
     page, markdown, figures = render(
         sections, title=title, params_yaml_hash=params_yaml_hash, intro=intro
     )
-    for _, blocks in sections:
-        for block in blocks:
-            if hasattr(block, "figure"):
-                close(block.figure)
+    return sections, metrics_files, page, markdown, figures
 
+
+def _write(root, metrics_files, sections, page, markdown, figures) -> None:
+    """Metrics JSON, figures, Markdown and HTML (only after everything was built)."""
     for instrument, metrics in metrics_files.items():
         write_metrics(root / "reports" / "metrics" / f"{instrument}.json", metrics)
         log(f"[report] reports/metrics/{instrument}.json: {len(metrics)} metrics")

@@ -1,4 +1,4 @@
-"""Stage functions of the shortcuts concept models (issue 3), re-exported by ``pipeline``.
+"""Stage functions of the shortcuts concept models, listed in ``pipeline.STAGE_FUNCTIONS``.
 
 train            the head-to-head sweep: label-only seeds, the first collapsing one and its
                  concept-supervised twin from the same init; a label-only OOD batch at a

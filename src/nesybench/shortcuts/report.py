@@ -159,6 +159,6 @@ def count_blocks(loader) -> list[Block]:
 def section(loader) -> list[Block]:
     """The shortcuts section: generator certificate and the N_opt table (later stages append
     theirs)."""
-    from .model_report import model_blocks  # train / score / calibrate blocks (issue 3)
+    from .model_report import model_blocks  # train / score / calibrate blocks
 
     return [*generate_blocks(loader), *count_blocks(loader), *model_blocks(loader)]

@@ -1,0 +1,283 @@
+"""The pipeline under hostile conditions: bad params, missing and corrupt artifacts, kills,
+stale params, two runners at once, leftover temporary files.
+
+Each test starts from one finished run on the tiny profile (a module fixture), copies it, breaks
+something and checks what a researcher must see: one `error:` line and exit 2 before any job for
+bad params, nothing deleted, a plain rerun that rebuilds what is missing or corrupt to the same
+bytes, and a report that never stamps this params.yaml on tables computed from other params.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from .conftest import artifact_hashes, env, make_workspace, run
+
+pytestmark = pytest.mark.slow
+
+LABELLED = "data/generate/calibration/seed-0/labelled.parquet"
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory) -> tuple[Path, dict[str, str]]:
+    root = make_workspace(tmp_path_factory.mktemp("hardened") / "ws")
+    run(["snakemake", "--cores", "2"], root)
+    return root, artifact_hashes(root)
+
+
+@pytest.fixture
+def copy(finished, tmp_path) -> tuple[Path, dict[str, str]]:
+    """A private copy of the finished run (mtimes kept, so Snakemake sees it as finished)."""
+    root, hashes = finished
+    dest = tmp_path / "ws"
+    shutil.copytree(root, dest, symlinks=True)
+    return dest, hashes
+
+
+def _snakemake(root: Path, *args: str) -> subprocess.CompletedProcess:
+    return run(["snakemake", "--cores", "2", *args], root, check=False)
+
+
+def _one_error_line(proc: subprocess.CompletedProcess) -> str:
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert proc.returncode == 2, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr
+    return lines[0]
+
+
+def _set(path: list[str], value):
+    """An edit that sets one key through YAML (the workspace's params.yaml has no comments)."""
+
+    def edit(text: str) -> str:
+        params = yaml.safe_load(text)
+        node = params
+        for key in path[:-1]:
+            node = node[key]
+        node[path[-1]] = value
+        return yaml.safe_dump(params, sort_keys=False)
+
+    return edit
+
+
+def _indent_with_a_tab(text: str) -> str:
+    lines = text.splitlines()
+    i = next(i for i, line in enumerate(lines) if line.startswith("  "))
+    lines[i] = "\t" + lines[i][2:]
+    return "\n".join(lines) + "\n"
+
+
+BAD_PARAMS = [
+    ("nan", _set(["shortcuts", "support_frac"], float("nan")), r"finite number"),
+    (
+        "unknown-task",
+        _set(["shortcuts", "demo", "task"], "nosuch"),
+        r"demo\.task must name a key of shortcuts\.tasks",
+    ),
+    ("syntax", lambda t: t + "\nbroken: [1, 2\n", r"not valid YAML at line \d+"),
+    ("tabs", _indent_with_a_tab, r"not valid YAML at line \d+.*tabs"),
+    ("empty", lambda t: "", r"got an empty file"),
+    ("top-level-list", lambda t: "- a\n- b\n", r"must be a mapping"),
+    (
+        "python-tag",
+        lambda t: t + "\nx: !!python/object/apply:os.system ['touch pwned.txt']\n",
+        r"only plain YAML",
+    ),
+    (
+        "yte",
+        lambda t: (
+            "__use_yte__: true\n"
+            + _set(["report", "title"], "?__import__('os').system('touch pwned.txt') or 'x'")(t)
+        ),
+        r"__use_yte__ is not supported",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "edit, message", [(e, m) for _, e, m in BAD_PARAMS], ids=[i for i, _, _ in BAD_PARAMS]
+)
+def test_bad_params_stop_snakemake_before_any_job_with_one_line(copy, edit, message):
+    import re
+
+    root, hashes = copy
+    params = root / "params.yaml"
+    text = params.read_text()
+    params.write_text(edit(text))
+    assert params.read_text() != text
+    proc = _snakemake(root)
+    line = _one_error_line(proc)
+    assert "params.yaml" in line and re.search(message, line), line
+    assert not (root / "pwned.txt").exists(), "params.yaml ran code"
+    assert artifact_hashes(root) == hashes, "a bad params file deleted or changed artifacts"
+
+
+def test_bad_params_stop_dvc_repro_before_any_output_is_deleted(copy):
+    root, hashes = copy
+    params = root / "params.yaml"
+    params.write_text(_set(["shortcuts", "support_frac"], float("nan"))(params.read_text()))
+    proc = run(["dvc", "repro"], root, check=False)
+    assert proc.returncode != 0
+    assert "finite number" in proc.stdout + proc.stderr
+    missing = [k for k in hashes if k.startswith("data/") and not (root / k).exists()]
+    assert not missing, f"dvc repro deleted outputs before validating params: {missing[:5]}"
+
+
+def test_a_missing_artifact_is_rebuilt_by_a_plain_rerun(copy):
+    root, hashes = copy
+    (root / LABELLED).unlink()
+    proc = _snakemake(root)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert artifact_hashes(root) == hashes
+
+
+def test_a_truncated_artifact_is_named_removed_and_rebuilt(copy):
+    root, hashes = copy
+    path = root / LABELLED
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    first = _snakemake(root, "--forcerun", "calibration_count")
+    assert first.returncode != 0
+    assert f"{LABELLED}: unreadable artifact removed" in first.stdout + first.stderr
+    second = _snakemake(root)
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert artifact_hashes(root) == hashes
+
+
+def test_a_killed_run_resumes_to_the_same_bytes(copy):
+    root, hashes = copy
+    proc = subprocess.Popen(
+        ["snakemake", "--cores", "2", "--forceall"],
+        cwd=root,
+        env=env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    time.sleep(20)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    run(["snakemake", "--unlock"], root)
+    resumed = _snakemake(root, "--rerun-incomplete")
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert artifact_hashes(root) == hashes
+    assert not list((root / "data").rglob(".*.tmp")), "temporary files left behind"
+
+
+def test_an_interrupted_run_resumes_to_the_same_bytes(copy):
+    root, hashes = copy
+    proc = subprocess.Popen(
+        ["snakemake", "--cores", "2", "--forceall"],
+        cwd=root,
+        env=env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    time.sleep(15)
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=120)
+    resumed = _snakemake(root, "--rerun-incomplete")
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert artifact_hashes(root) == hashes
+
+
+def test_a_second_run_in_the_same_folder_stops_and_damages_nothing(copy):
+    """Snakemake's own lock stops a second Snakemake; the runner check stops dvc repro."""
+    root, hashes = copy
+    first = subprocess.Popen(
+        ["snakemake", "--cores", "2", "--forceall"],
+        cwd=root,
+        env=env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        time.sleep(8)
+        second = _snakemake(root, "--forceall")
+        assert second.returncode != 0
+        assert "LockException" in second.stdout + second.stderr
+        third = run(["dvc", "repro"], root, check=False)
+        assert third.returncode != 0
+        assert "snakemake is running in this project" in third.stdout + third.stderr
+    finally:
+        first.wait(timeout=900)
+    assert first.returncode == 0
+    assert artifact_hashes(root) == hashes
+
+
+def test_snakemake_refuses_to_start_while_dvc_holds_its_lock(copy):
+    import fcntl
+
+    root, _ = copy
+    lock = root / ".dvc" / "tmp" / "lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock, "a+b") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)  # what `dvc repro` holds
+        line = _one_error_line(_snakemake(root, "-n"))
+    assert "dvc is running in this project" in line
+
+
+def test_a_new_params_value_reruns_its_jobs_and_never_leaves_a_stale_report(copy):
+    """A value the schema allows must reach its wildcard jobs (1e-05 once did not)."""
+    root, _ = copy
+    params = yaml.safe_load((root / "params.yaml").read_text())
+    params["shortcuts"]["incidence"]["support_fracs"] = [1.0, 0.75, 0.00001]
+    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    dry = _snakemake(root, "-n")
+    assert dry.returncode == 0, dry.stderr[-3000:]
+    assert "support=1e-05" in dry.stdout or "support-1e-05" in dry.stdout
+
+
+def test_the_report_refuses_artifacts_made_with_other_params(copy):
+    root, _ = copy
+    params = yaml.safe_load((root / "params.yaml").read_text())
+    params["calibration"]["bootstrap"]["resamples"] = 300  # only the aggregate reads it
+    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    proc = run(
+        ["python", "stages/report.py", "report", "--arg", "instruments=calibration"],
+        root,
+        check=False,
+    )
+    line = _one_error_line(proc)
+    assert "made with other params" in line and "calibrate aggregate" in line
+
+
+def test_growing_n_seeds_runs_only_the_new_seeds_and_the_aggregates(copy):
+    root, _ = copy
+    params = yaml.safe_load((root / "params.yaml").read_text())
+    n = params["calibration"]["n_seeds"]
+    params["calibration"]["n_seeds"] = n + 1
+    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    dry = _snakemake(root, "-n")
+    assert dry.returncode == 0, dry.stderr
+    counts = {}
+    for line in dry.stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[1].isdigit() and parts[0].startswith("calibration"):
+            counts[parts[0]] = int(parts[1])
+    # the new seed's four jobs, then the jobs that gather over seeds
+    assert counts == {
+        "calibration_generate_seed": 1,
+        "calibration_train_seed": 1,
+        "calibration_score_seed": 1,
+        "calibration_calibrate_seed": 1,
+        "calibration_count": 1,
+        "calibration_calibrate_aggregate": 1,
+    }, dry.stdout
+
+
+def test_stale_temporary_files_are_removed_when_a_job_starts(copy):
+    root, hashes = copy
+    stray = root / "data/count/calibration/.class_mix.parquet.abc123.tmp"
+    stray.write_bytes(b"half")
+    run(["python", "stages/count.py", "calibration"], root)
+    assert not stray.exists()
+    assert artifact_hashes(root) == hashes
