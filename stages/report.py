@@ -1,5 +1,4 @@
-"""report stage: `python stages/report.py INSTRUMENT [STEP] [--arg KEY=VALUE]` (see
-nesybench.stages)."""
+"""report stage: `python stages/report.py report --arg instruments=a,b,...` (nesybench.report)."""
 
 import os
 import sys
@@ -8,7 +7,7 @@ import sys
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
 
-from nesybench.stages import run_stage
+from nesybench.report.pipeline import main
 
 if __name__ == "__main__":
-    sys.exit(run_stage("report"))
+    sys.exit(main())

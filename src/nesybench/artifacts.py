@@ -112,6 +112,10 @@ class Job:
     wildcards: tuple[str, ...] = ()
     instances: Callable[[Mapping], list[dict]] | None = field(default=None, compare=False)
     doc: str = ""
+    # The keys of the instrument's params section the job reads (None: all of them, and for
+    # a per-seed job all but the sweep keys).  They are the job's params under both runners,
+    # so changing any other key reruns nothing of this job.
+    params: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.stage not in STAGES:

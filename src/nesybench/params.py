@@ -248,8 +248,14 @@ SWEEP_KEYS = ("n_seeds", "claims", "exhibit")
 
 
 def job_params(section: dict, job: Any) -> dict:
-    """The part of an instrument section a job may read: all of it, or for a per-seed job
-    all but :data:`SWEEP_KEYS`."""
+    """The part of an instrument section a job may read.
+
+    The keys the job declares (``Job(params=(...))``); without a declaration, all of them,
+    except that a per-seed job never sees :data:`SWEEP_KEYS`.
+    """
+    declared = getattr(job, "params", None)
+    if declared is not None:
+        return {k: section[k] for k in declared if k in section}
     if getattr(job, "per_seed", False):
         return {k: v for k, v in section.items() if k not in SWEEP_KEYS}
     return dict(section)

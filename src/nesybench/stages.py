@@ -96,9 +96,11 @@ class StageContext:
     @property
     def seeds(self) -> list[int]:
         """The sweep's seeds (``0 .. n_seeds - 1``), for a job that gathers over them."""
-        if self.job.per_seed:
-            raise RuntimeError("a per-seed job cannot see the sweep (its params omit n_seeds)")
-        return seed_values(self.section)
+        if "n_seeds" not in self.params:
+            raise RuntimeError(
+                f"{self.label} cannot see the sweep: its declared params omit n_seeds"
+            )
+        return seed_values(self.params)
 
     def rng(self, *path: Any) -> np.random.Generator:
         """This seed's random stream named ``path`` (``child_rng(seed, instrument, *path)``)."""
@@ -308,11 +310,7 @@ def _parse_args(stage: str, argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog=f"stages/{stage}.py", description=f"Run one job of the {stage} stage."
     )
-    parser.add_argument(
-        "instrument",
-        choices=(*INSTRUMENTS, "report"),
-        help="instrument, or `report` for the report stage",
-    )
+    parser.add_argument("instrument", choices=INSTRUMENTS, help="the instrument whose job to run")
     parser.add_argument(
         "step", nargs="?", default=None, help="optional step: `seed` jobs, sweep cells, aggregates"
     )
@@ -325,7 +323,7 @@ def _parse_args(stage: str, argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def _key_values(items: list[str]) -> dict[str, str]:
+def key_values(items: list[str]) -> dict[str, str]:
     out = {}
     for item in items:
         if "=" not in item:
@@ -347,16 +345,11 @@ def run_stage(stage: str, argv: list[str] | None = None) -> int:
     )
     started = time.perf_counter()
     try:
-        extra = _key_values(args.arg)
+        extra = key_values(args.arg)
         params = load_params(args.params)
         root = Path(args.params).resolve().parent
         check_other_runner_idle(root)
-        if args.instrument == "report":
-            from .report.pipeline import run_report
-
-            run_report(params, root=root, args=extra)
-        else:
-            run_job(args.instrument, stage, args.step, params=params, root=root, args=extra)
+        run_job(args.instrument, stage, args.step, params=params, root=root, args=extra)
     except (UserError, ClaimFailed) as exc:
         return report_stop(exc, where=where)
     log(f"{where} done in {time.perf_counter() - started:.1f}s")

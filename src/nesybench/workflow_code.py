@@ -89,7 +89,7 @@ def code_inputs(stage: str, instrument: str, root: str = ".") -> list[str]:
     """Relative paths of every file a ``stages/<stage>.py <instrument>`` job can run."""
     roots = [f"{PACKAGE}.stages"]
     if instrument == "report":
-        roots.append(f"{PACKAGE}.report.pipeline")
+        roots = [f"{PACKAGE}.report.pipeline"]
         for modules in INSTRUMENT_MODULES.values():
             roots.extend([modules["report"], modules["artifacts"]])
     else:

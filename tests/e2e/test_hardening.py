@@ -190,14 +190,17 @@ def test_an_interrupted_run_resumes_to_the_same_bytes(copy):
 
 
 def test_a_second_run_in_the_same_folder_stops_and_damages_nothing(copy):
-    """Snakemake's own lock stops a second Snakemake; the runner check stops dvc repro."""
+    """Snakemake's own lock stops a second Snakemake. Snakemake and DVC at once: each stage
+    command checks that the other runner is idle, so at least one of them stops with a clear
+    line, neither deletes what the other reads, and a plain rerun gives the same bytes."""
     root, hashes = copy
     first = subprocess.Popen(
         ["snakemake", "--cores", "2", "--forceall"],
         cwd=root,
         env=env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     try:
         time.sleep(8)
@@ -205,11 +208,15 @@ def test_a_second_run_in_the_same_folder_stops_and_damages_nothing(copy):
         assert second.returncode != 0
         assert "LockException" in second.stdout + second.stderr
         third = run(["dvc", "repro"], root, check=False)
-        assert third.returncode != 0
-        assert "snakemake is running in this project" in third.stdout + third.stderr
     finally:
-        first.wait(timeout=900)
-    assert first.returncode == 0
+        out, _ = first.communicate(timeout=900)
+    dvc_stopped = third.returncode != 0 and "snakemake is running in this project" in (
+        third.stdout + third.stderr
+    )
+    snakemake_stopped = first.returncode != 0 and "dvc is running in this project" in out
+    assert dvc_stopped or snakemake_stopped, (third.stdout[-1500:], out[-1500:])
+    final = _snakemake(root)
+    assert final.returncode == 0, final.stderr[-3000:]
     assert artifact_hashes(root) == hashes
 
 
@@ -247,7 +254,9 @@ def test_the_report_refuses_artifacts_made_with_other_params(copy):
         check=False,
     )
     line = _one_error_line(proc)
-    assert "made with other params" in line and "calibrate aggregate" in line
+    assert "made with other params" in line and "calibration calibrate aggregate" in line
+    # the jobs that do not read calibration.bootstrap are not stale
+    assert "seed-" not in line
 
 
 def test_growing_n_seeds_runs_only_the_new_seeds_and_the_aggregates(copy):

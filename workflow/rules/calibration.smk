@@ -17,7 +17,7 @@ rule calibration_generate:
     output:
         **stage_outputs("calibration", "generate"),
     params:
-        section=section("calibration"),
+        section=job_section("calibration", "generate"),
     shell:
         "python stages/generate.py calibration"
 
@@ -45,7 +45,7 @@ rule calibration_count:
     output:
         **stage_outputs("calibration", "count"),
     params:
-        section=section("calibration"),
+        section=job_section("calibration", "count"),
     shell:
         "python stages/count.py calibration"
 
@@ -110,7 +110,7 @@ rule calibration_calibrate_aggregate:
     output:
         **stage_outputs("calibration", "calibrate", "aggregate"),
     params:
-        section=section("calibration"),
+        section=job_section("calibration", "calibrate", "aggregate"),
     shell:
         "python stages/calibrate.py calibration aggregate"
 

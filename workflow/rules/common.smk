@@ -1,3 +1,5 @@
+import os
+
 from nesybench.artifacts import WILDCARD_PATTERN, registry
 
 SEED_PATTERN = "[0-9]+"  # a seed wildcard is a non-negative integer
@@ -29,8 +31,13 @@ def section(*names):
 
 
 def job_section(instrument, stage, step=None):
-    """The params a job reads, keyed `<instrument>.<key>` (a per-seed job: without sweep keys)."""
+    """The params a job reads (declared in its registry entry), keyed `<instrument>.<key>`.
+
+    A job that reads its whole section depends on the section by name.
+    """
     job = registry(instrument).job(stage, step)
+    if job.params is None and not job.per_seed:
+        return section(instrument)
     return {f"{instrument}.{k}": v for k, v in job_params(config[instrument], job).items()}
 
 
@@ -54,6 +61,10 @@ def instances(instrument, stage, step, name):
 def all_artifacts(instrument):
     """Every data artifact the instrument declares under the current params."""
     return [path for _, _, path in registry(instrument).all_paths(config[instrument])]
+
+
+def exists(path):
+    return os.path.exists(path)
 
 
 def code(stage, instrument):

@@ -9,15 +9,28 @@ from ..artifacts import SEED, Job, Registry
 ARTIFACTS = Registry(
     "calibration",
     [
-        Job("generate", tables=("entities", "train_triples", "heldout_triples")),
-        Job("generate", "seed", tables=("labelled",), wildcards=(SEED,)),
-        Job("count", tables=("class_mix",)),
-        Job("train", "seed", tables=("embeddings", "scores", "training_curve"), wildcards=(SEED,)),
+        Job("generate", tables=("entities", "train_triples", "heldout_triples"), params=()),
+        Job(
+            "generate",
+            "seed",
+            tables=("labelled",),
+            wildcards=(SEED,),
+            params=("corruptions", "cal_fraction"),
+        ),
+        Job("count", tables=("class_mix",), params=("n_seeds", "cal_fraction")),
+        Job(
+            "train",
+            "seed",
+            tables=("embeddings", "scores", "training_curve"),
+            wildcards=(SEED,),
+            params=("model",),
+        ),
         Job(
             "score",
             "seed",
             tables=("before_reliability", "before_summary", "heldout_exhibit"),
             wildcards=(SEED,),
+            params=("n_bins", "strategy"),
         ),
         Job(
             "calibrate",
@@ -31,6 +44,7 @@ ARTIFACTS = Registry(
                 "summary",
             ),
             wildcards=(SEED,),
+            params=("n_bins", "strategy", "temperature", "platt_c"),
         ),
         Job(
             "calibrate",

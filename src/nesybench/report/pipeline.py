@@ -15,11 +15,12 @@ import pandas as pd
 
 from .. import INSTRUMENT_MODULES, INSTRUMENTS, STAGES
 from ..artifacts import Registry, registry
-from ..errors import UserError
+from ..errors import ClaimFailed, UserError, report_stop
 from ..io import atomic_write, atomic_write_text, parquet_metadata, read_json, write_metrics
-from ..params import file_hash, job_params, params_hash
+from ..params import file_hash, job_params, load_params, params_hash
 from ..progress import log
-from ..stages import PROVENANCE_KEY
+from ..runlock import check_other_runner_idle
+from ..stages import PROVENANCE_KEY, key_values
 from .blocks import Paragraph, Table
 from .figures import figure_style
 from .loader import ReportLoader
@@ -186,3 +187,26 @@ def provenance_blocks(tables: list[pd.DataFrame], params_yaml_hash: str) -> list
             params={"params.yaml sha256": params_yaml_hash},
         ),
     ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``stages/report.py report --arg instruments=a,b,...``; returns the exit status."""
+    import argparse
+    import sys
+    import time
+
+    parser = argparse.ArgumentParser(prog="stages/report.py", description=__doc__.splitlines()[0])
+    parser.add_argument("target", choices=("report",), help="the report (the only target)")
+    parser.add_argument("--params", default="params.yaml", help="params file (default params.yaml)")
+    parser.add_argument("--arg", action="append", default=[], metavar="KEY=VALUE")
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    started = time.perf_counter()
+    try:
+        params = load_params(args.params)
+        root = Path(args.params).resolve().parent
+        check_other_runner_idle(root)
+        run_report(params, root=root, args=key_values(args.arg))
+    except (UserError, ClaimFailed) as exc:
+        return report_stop(exc, where="[report]")
+    log(f"[report] done in {time.perf_counter() - started:.1f}s")
+    return 0
