@@ -376,14 +376,12 @@ def test_every_vendored_data_file_is_a_declared_input():
 def test_report_section_reads_every_number_from_artifacts(root, params):
     from nesybench.nli.report import section
     from nesybench.report.blocks import Figure, Paragraph, Table
-    from nesybench.report.figures import close
     from nesybench.report.loader import ReportLoader
 
     blocks = section(ReportLoader(root, "nli", params["nli"]))
     tables = {b.title: b for b in blocks if isinstance(b, Table)}
     figures = [b for b in blocks if isinstance(b, Figure)]
     assert len(figures) == 1 and figures[0].name == "nli-per_depth"
-    close(figures[0].figure)
     assert f"Distribution over {N_SEEDS} seeds" in tables
     assert "The chapter's directional claims, seed by seed" in tables
     exhibit = read_parquet(root / AGG / "exhibit.parquet").iloc[0]
