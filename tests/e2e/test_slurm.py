@@ -133,13 +133,14 @@ def test_rule_failing_inside_a_slurm_job_fails_the_run_naming_the_rule(cluster, 
             'if __name__ == "__main__":\n    sys.exit("deliberate failure inside the SLURM job")',
         )
     )
-    proc, _ = snakemake_on_slurm(root, "nli_generate")
+    # nli_count gathers the per-seed nli_generate_seed jobs, each of which fails on its node.
+    proc, _ = snakemake_on_slurm(root, "nli_count")
     log = proc.stdout + proc.stderr
     assert proc.returncode != 0, tail(proc)
-    assert "Error in rule nli_generate" in log, tail(proc)
+    assert "Error in rule nli_generate_seed" in log, tail(proc)
     failed = re.search(r"SLURM-job '(\d+)' failed, SLURM status is: '(\w+)'", log)
     assert failed and failed.group(2) == "FAILED", tail(proc)
-    # The job's SLURM log is kept and holds the stage's own message.
-    logs = list((root / ".snakemake" / "slurm_logs" / "rule_nli_generate").glob("*.log"))
+    # The job's SLURM log (one folder per wildcard value) is kept and holds the stage's message.
+    logs = list((root / ".snakemake" / "slurm_logs" / "rule_nli_generate_seed").rglob("*.log"))
     assert logs and "deliberate failure inside the SLURM job" in logs[0].read_text()
     assert not [p for p in root.glob("data/**/*") if p.is_file()]

@@ -33,7 +33,13 @@ def params() -> dict:
         (("folio", "label_mix", "p_true"), -0.1, "nli.folio.label_mix.p_true must be >= 0"),
         (("folio", "n"), 0, "nli.folio.n must be >= 1"),
         (("worked_example_hops",), 1, "nli.worked_example_hops must be >= 2"),
-        (("min_proof_gap",), 2, "nli.min_proof_gap must be <= 1"),
+        (("claims", "greedy_loses_proofs", "min_gap"), 2, "min_gap must be <= 1"),
+        (("claims", "greedy_wins_labels", "min_rate"), -0.5, "min_rate must be >= 0"),
+        (("claims", "greedy_deep_collapse", "enforce"), "yes", "enforce must be of type boolean"),
+        (("claims", "invented"), {"min_rate": 1, "enforce": True}, "unknown key invented"),
+        (("n_seeds",), 0, "nli.n_seeds must be >= 1, got 0"),
+        (("exhibit",), "best", "nli.exhibit must be one of"),
+        (("prontoqa", "seed"), 3, "nli.prontoqa has unknown key seed"),
         (("bogus",), 1, "nli has unknown key bogus"),
     ],
 )
@@ -53,7 +59,8 @@ def test_stage_with_bad_params_exits_2_and_writes_nothing(tmp_path, params, caps
     bad = copy.deepcopy(params)
     bad["nli"]["folio"]["label_mix"] = {"p_true": 0.9, "p_false": 0.2, "p_unknown": 0.1}
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(bad))
-    assert run_stage("generate", ["nli", "--params", str(tmp_path / "params.yaml")]) == 2
+    argv = ["nli", "seed", "--params", str(tmp_path / "params.yaml"), "--arg", "seed=0"]
+    assert run_stage("generate", argv) == 2
     err = capsys.readouterr().err
     assert "error: params.yaml: nli.folio.label_mix must sum to 1, got 1.2" in err
     assert not (tmp_path / "data").exists()
@@ -64,5 +71,6 @@ def test_worked_example_hops_not_in_corpus_is_a_user_error(tmp_path, params, cap
     bad = copy.deepcopy(params)
     bad["nli"]["worked_example_hops"] = 4
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(bad))
-    assert run_stage("generate", ["nli", "--params", str(tmp_path / "params.yaml")]) == 2
+    argv = ["nli", "seed", "--params", str(tmp_path / "params.yaml"), "--arg", "seed=0"]
+    assert run_stage("generate", argv) == 2
     assert "nli.worked_example_hops must be one of prontoqa.hops" in capsys.readouterr().err

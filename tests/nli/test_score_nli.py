@@ -117,6 +117,8 @@ def test_per_depth_and_mixture_from_the_reference_labeler():
     report = score_predictions(bench, preds)
     depths = {r["depth"]: (r["n"], r["accuracy"]) for r in report["per_depth"]}
     assert depths == {0: (1, 1.0), 1: (1, 1.0), 2: (1, 0.0), None: (1, 0.0)}
+    # one question per depth: its majority baseline (best blind guess there) is 1.0
+    assert all(r["majority"] == 1.0 for r in report["per_depth"])
     mix = report["mixture"]
     assert mix["depths"] == [0, 1, 2] and mix["realized"] == pytest.approx(2 / 3)
     assert (mix["min"], mix["max"]) == (0.0, 1.0)

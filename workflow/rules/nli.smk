@@ -1,27 +1,34 @@
-# nli: PrOntoQA-lite chains with a step checker, FOLIO-lite three-way labels,
-# the metric trap (spec ch21). No train stage: every system is symbolic.
-#   nli_generate -> nli_count (label mix, majority baseline, depth mix)
-#                -> nli_score (checker, per-depth, metric trap, rfwr, FOLIO-lite per label)
+# nli: PrOntoQA-lite chains with a step checker, FOLIO-lite three-way labels, the metric trap,
+# and the vendored real benchmarks (spec ch21). No train stage: every system is symbolic.
+# The corpora are sampled: one job per seed for everything seeded, an aggregate over seeds.
+#   generate  seed        PrOntoQA-lite and FOLIO-lite corpora of one seed
+#   count                 label mix (majority = best blind guess) and depth mix, every seed
+#   score     seed        checker, per-depth, metric trap, FOLIO-lite tables; structural claims
+#   score     aggregate   distributions over seeds, claim rates, the exhibit seed, per-depth plot
+#   score     benchmarks  vendored files (not seeded): labeler agreement, FOLIO audit, score-nli
+from nesybench.nli.vendored import input_files as nli_benchmark_files
 
 
-rule nli_generate:
-    """nli: seeded PrOntoQA-lite (hops x examples, 1 in 4 corrupted) and FOLIO-lite corpora."""
+rule nli_generate_seed:
+    """nli: one seed's PrOntoQA-lite (hops x examples, some corrupted) and FOLIO-lite corpora."""
     input:
         code=code("generate", "nli"),
     output:
-        **stage_outputs("nli", "generate"),
+        **stage_outputs("nli", "generate", "seed"),
+    wildcard_constraints:
+        seed=SEED_PATTERN,
     params:
-        section=section("nli"),
+        section=job_section("nli", "generate", "seed"),
     shell:
-        "python stages/generate.py nli"
+        "python stages/generate.py nli seed --arg seed={wildcards.seed}"
 
 
 rule nli_count:
-    """nli: label mix, majority baseline / best input-blind guess, depth mix."""
+    """nli: label mix, majority baseline / best input-blind guess, depth mix of every seed."""
     input:
         code=code("count", "nli"),
-        prontoqa=rules.nli_generate.output.prontoqa,
-        folio=rules.nli_generate.output.folio,
+        prontoqa=instances("nli", "generate", "seed", "prontoqa"),
+        folio=instances("nli", "generate", "seed", "folio"),
     output:
         **stage_outputs("nli", "count"),
     params:
@@ -30,23 +37,56 @@ rule nli_count:
         "python stages/count.py nli"
 
 
-rule nli_score:
-    """nli: both systems through the step checker; per-depth, metric-trap, rfwr and FOLIO-lite tables."""
+rule nli_score_seed:
+    """nli: one seed's systems through the step checker; per-depth, metric-trap, FOLIO-lite tables."""
     input:
         code=code("score", "nli"),
-        prontoqa=rules.nli_generate.output.prontoqa,
-        folio=rules.nli_generate.output.folio,
+        prontoqa=rules.nli_generate_seed.output.prontoqa,
+        folio=rules.nli_generate_seed.output.folio,
     output:
-        **stage_outputs("nli", "score"),
+        **stage_outputs("nli", "score", "seed"),
+    wildcard_constraints:
+        seed=SEED_PATTERN,
+    params:
+        section=job_section("nli", "score", "seed"),
+    shell:
+        "python stages/score.py nli seed --arg seed={wildcards.seed}"
+
+
+rule nli_score_aggregate:
+    """nli: distributions and claim rates over seeds, the exhibit seed, the per-depth plot."""
+    input:
+        code=code("score", "nli"),
+        summaries=instances("nli", "score", "seed", "summary"),
+        per_depth=instances("nli", "score", "seed", "per_depth"),
+        metric_trap=instances("nli", "score", "seed", "metric_trap"),
+        folio_per_label=instances("nli", "score", "seed", "folio_per_label"),
+        label_mix=rules.nli_count.output.label_mix,
+    output:
+        **stage_outputs("nli", "score", "aggregate"),
     params:
         section=section("nli"),
     shell:
-        "python stages/score.py nli"
+        "python stages/score.py nli aggregate"
+
+
+rule nli_score_benchmarks:
+    """nli: the vendored real benchmarks: labeler agreement, FOLIO label audit, score-nli."""
+    input:
+        code=code("score", "nli"),
+        benchmarks=nli_benchmark_files(),
+    output:
+        **stage_outputs("nli", "score", "benchmarks"),
+    params:
+        section=section("nli"),
+    shell:
+        "python stages/score.py nli benchmarks"
 
 
 REPORT_INPUTS["nli"] = all_artifacts("nli")
 
-PLOTS[rules.nli_score.output.plot_per_depth] = {
+# dvc plots spec of the per-depth CSV (read by nesybench.dvc_export): means over seeds.
+PLOTS[rules.nli_score_aggregate.output.plot_per_depth] = {
     "id": "nli-per_depth",
     "x": "hops",
     "y": [
@@ -56,7 +96,7 @@ PLOTS[rules.nli_score.output.plot_per_depth] = {
         "greedy_proof_acc",
     ],
     "template": "linear",
-    "title": "nli: label vs proof accuracy per hop count (PrOntoQA-lite)",
+    "title": "nli: label vs proof accuracy per hop count (PrOntoQA-lite, mean over seeds)",
     "x_label": "hops",
     "y_label": "accuracy",
 }

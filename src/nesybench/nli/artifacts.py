@@ -1,14 +1,20 @@
-"""The jobs of the nli instrument and the artifacts each writes (see nesybench.artifacts)."""
+"""The nli instrument's jobs and the artifacts each writes (see nesybench.artifacts).
 
-from ..artifacts import Job, Registry
+The corpora are sampled, so everything computed on them runs once per seed (``seed-<s>/``
+folders); ``score aggregate`` summarises the sweep.  ``score benchmarks`` measures the
+vendored real benchmark files and has no seed.
+"""
+
+from ..artifacts import SEED, Job, Registry
 
 ARTIFACTS = Registry(
     "nli",
     [
-        Job("generate", tables=("prontoqa", "folio")),
+        Job("generate", "seed", tables=("prontoqa", "folio"), wildcards=(SEED,)),
         Job("count", tables=("label_mix", "depth_mix")),
         Job(
             "score",
+            "seed",
             tables=(
                 "traces",
                 "per_depth",
@@ -17,8 +23,29 @@ ARTIFACTS = Registry(
                 "worked_example_text",
                 "folio_predictions",
                 "folio_per_label",
+                "summary",
+            ),
+            wildcards=(SEED,),
+        ),
+        Job(
+            "score",
+            "aggregate",
+            tables=(
+                "summaries",
+                "distribution",
+                "claims",
+                "exhibit",
+                "per_depth_dist",
+                "metric_trap_dist",
+                "folio_dist",
+                "label_mix_dist",
             ),
             plots=("per_depth",),
+        ),
+        Job(
+            "score",
+            "benchmarks",
+            tables=("inventory", "agreement", "folio_audit", "score_nli", "score_nli_depth"),
         ),
     ],
 )

@@ -8,7 +8,12 @@
   with both labels and the formulas;
 * :func:`score_nli_table` / :func:`score_nli_depth_table` -- a ``score-nli``
   report as a summary row (accuracy beside every baseline) and as its per-depth
-  profile.
+  profile (each depth's accuracy beside that depth's majority baseline);
+* :func:`label_guarded` -- the reference labeler over a whole file, with a crash
+  recorded per question rather than raised; :func:`reference_agreement` and
+  :func:`score_files` run it (and ``score-nli``) over several files;
+* :func:`inventory_table` -- per file, its questions, skipped records and the
+  input-blind baselines of its gold labels.
 
 The stage (or a user) passes the files; nothing here knows the repository's layout.
 """
@@ -16,11 +21,14 @@ The stage (or a user) passes the files; nothing here knows the repository's layo
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import pandas as pd
 
-from .labelers import OUTCOMES, Labeling, label_benchmark, summarize_labelings
+from ..errors import UserError
+from .labelers import OUTCOMES, Labeling, label_benchmark, labeler_for, summarize_labelings
 from .readers import Benchmark, read_benchmark
+from .score_nli import baselines, read_predictions, score_predictions
 
 AGREEMENT_COLUMNS = (
     "benchmark",
@@ -162,8 +170,12 @@ def score_nli_table(reports: Sequence[tuple[str, dict]]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
 
 
+DEPTH_COLUMNS = ("system", "depth", "n", "accuracy", "accuracy_lo", "accuracy_hi", "majority")
+
+
 def score_nli_depth_table(system: str, report: dict) -> pd.DataFrame:
-    """The per-depth profile of a ``score-nli`` report (depth -1 = no proof, e.g. Unknown)."""
+    """The per-depth profile of a ``score-nli`` report (depth -1 = no proof, e.g. Unknown),
+    each accuracy beside the majority baseline of its depth (the best blind guess there)."""
     rows = [
         {
             "system": system,
@@ -172,9 +184,157 @@ def score_nli_depth_table(system: str, report: dict) -> pd.DataFrame:
             "accuracy": d["accuracy"],
             "accuracy_lo": d["lo"],
             "accuracy_hi": d["hi"],
+            "majority": d["majority"],
         }
         for d in report.get("per_depth") or []
     ]
-    return pd.DataFrame(
-        rows, columns=["system", "depth", "n", "accuracy", "accuracy_lo", "accuracy_hi"]
+    return pd.DataFrame(rows, columns=list(DEPTH_COLUMNS))
+
+
+def label_guarded(
+    bench: Benchmark, *, time_limit: float = 10.0, progress=None
+) -> tuple[list[Labeling], list[tuple[str, str]]]:
+    """The reference labeler on every question, a crash recorded instead of raised.
+
+    A sentence the parser cannot read is already a counted parse failure (a
+    :class:`~.labelers.Labeling` with ``derived`` None); any other exception is a defect of
+    the labeler, returned as ``(question id, "ExceptionType: message")`` so that the caller
+    can fail a claim naming the question instead of printing a traceback.
+    """
+    labeler = labeler_for(bench.name, time_limit=time_limit)
+    questions = bench.questions if progress is None else progress(bench.questions)
+    labelings, crashes = [], []
+    for q in questions:
+        try:
+            labelings.append(labeler(q))
+        except Exception as exc:  # any defect: reported as the claim "never crashes"
+            crashes.append((q.id, f"{type(exc).__name__}: {exc}"))
+    return labelings, crashes
+
+
+def reference_agreement(
+    benches: Sequence[tuple[str, Benchmark]], *, time_limit: float = 10.0, progress=None
+) -> tuple[pd.DataFrame, pd.DataFrame, list[tuple[str, str]]]:
+    """Every file re-labelled: the agreement table, FOLIO's label audit, and any crashes.
+
+    ``benches`` are ``(file name, read benchmark)`` pairs of benchmarks with a reference
+    labeler; ``progress`` wraps each file's questions (a progress bar).  The audit lists the
+    FOLIO files' examples the prover does not confirm, in file order (``order``; empty without
+    a FOLIO file).
+    """
+    rows, audits, crashes = [], [], []
+    for file, bench in benches:
+        labelings, crashed = label_guarded(bench, time_limit=time_limit, progress=progress)
+        crashes += [(f"{file}: {qid}", why) for qid, why in crashed]
+        rows.append(agreement_row(bench, labelings, file=file))
+        if bench.name == "folio":
+            audits.append(folio_audit_table(bench, labelings).assign(file=file))
+    audit = (
+        pd.concat(audits, ignore_index=True)
+        if audits
+        else pd.DataFrame(columns=[*AUDIT_COLUMNS, "file"])
     )
+    audit.insert(0, "order", range(len(audit)))  # file order, whatever the ids look like
+    return pd.DataFrame(rows, columns=list(AGREEMENT_COLUMNS)), audit, crashes
+
+
+def score_files(
+    files: Sequence[tuple[str, str, str | Path, str | Path]],
+    *,
+    time_limit: float = 10.0,
+) -> tuple[list[tuple[str, dict]], list[tuple[str, str]]]:
+    """``score-nli`` on ``(system name, benchmark, gold file, predictions file)`` entries.
+
+    Returns the ``(system name, report)`` pairs and the crashes (an input error is raised as
+    such: it is the file's fault, not a crash).
+    """
+    reports, crashes = [], []
+    for system, benchmark, gold, preds in files:
+        try:
+            bench = read_benchmark(gold, benchmark=benchmark)
+            predictions = read_predictions(preds, benchmark=benchmark)
+            reports.append((system, score_predictions(bench, predictions, time_limit=time_limit)))
+        except UserError:
+            raise
+        except Exception as exc:  # any defect: reported as the claim "never crashes"
+            crashes.append((f"score-nli {system}", f"{type(exc).__name__}: {exc}"))
+    return reports, crashes
+
+
+INVENTORY_COLUMNS = (
+    "benchmark",
+    "file",
+    "n",
+    "skipped",
+    "labels",
+    "majority_label",
+    "majority",
+    "uniform",
+    "blind_lo",
+    "blind_hi",
+)
+
+
+def inventory_table(benches: Sequence[tuple[str, Benchmark]]) -> pd.DataFrame:
+    """Per file: questions, skipped records, and the input-blind baselines of its gold labels.
+
+    ``majority`` is the share of the most frequent gold label (the best blind guess),
+    ``uniform`` is ``1/K`` over the benchmark's ``K`` labels, ``[blind_lo, blind_hi]`` the range
+    of any input-blind guesser (see :func:`~.score_nli.baselines`).
+    """
+    rows = []
+    for file, bench in benches:
+        b = baselines([q.gold for q in bench.questions], bench.labels)
+        rows.append(
+            {
+                "benchmark": bench.name,
+                "file": file,
+                "n": len(bench),
+                "skipped": len(bench.skipped),
+                "labels": "/".join(bench.labels),
+                "majority_label": b["majority"]["label"],
+                "majority": b["majority"]["accuracy"],
+                "uniform": b["uniform"],
+                "blind_lo": b["blind_guess_range"][0],
+                "blind_hi": b["blind_guess_range"][1],
+            }
+        )
+    return pd.DataFrame(rows, columns=list(INVENTORY_COLUMNS))
+
+
+def benchmark_metrics(
+    agreement: pd.DataFrame, audit: pd.DataFrame, scores: pd.DataFrame, *, time_limit: float
+) -> dict[str, dict]:
+    """Flat-able metrics of the benchmark tables, keyed by benchmark and by scored system."""
+    out: dict = {"agreement": {}, "score_nli": {}, "folio_time_limit": time_limit}
+    for r in agreement.to_dict("records"):
+        out["agreement"][r["benchmark"]] = {
+            k: r[k]
+            for k in ("n", "skipped", "parsed", "parse_rate", "n_agree", "agreement")
+            if _is_number(r[k])
+        }
+    out["folio_audit"] = {
+        "disagreements": int((audit["status"] == "disagrees").sum()),
+        "not_parsed": int((audit["status"] == "not parsed").sum()),
+    }
+    for r in scores.to_dict("records"):
+        out["score_nli"][r["system"]] = {
+            k: r[k]
+            for k in (
+                "n",
+                "accuracy",
+                "accuracy_lo",
+                "accuracy_hi",
+                "majority",
+                "uniform",
+                "always_unknown",
+                "proof_accuracy",
+            )
+            if _is_number(r[k])
+        }
+    return out
+
+
+def _is_number(value) -> bool:
+    """A metric value: not None and not NaN (a not-applicable entry is left out)."""
+    return value is not None and value == value

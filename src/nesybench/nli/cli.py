@@ -399,8 +399,11 @@ def print_score_report(report: dict) -> None:
     print("\nper gold label (accuracy; confusion: predicted counts)")
     print(format_table(pd.DataFrame(rows).astype(object).fillna("-")))
     if report.get("per_depth"):
-        print("\nper proof depth (reference labeler; None = no proof, e.g. Unknown)")
-        df = pd.DataFrame(report["per_depth"])[["depth", "n", "accuracy", "lo", "hi"]]
+        print(
+            "\nper proof depth (reference labeler; None = no proof, e.g. Unknown; majority = "
+            "the best blind guess at that depth)"
+        )
+        df = pd.DataFrame(report["per_depth"])[["depth", "n", "accuracy", "lo", "hi", "majority"]]
         df["depth"] = df["depth"].map(lambda d: "none" if d is None or pd.isna(d) else int(d))
         print(format_table(df))
         mix = report.get("mixture")

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 from ..reasoning.grammar import RULE_STYLES, make_rule, render_fact, render_rule
 from ..reasoning.terms import Atom
-from .vocabulary import CONCEPTS, NAMES, child_rng
+from ..seeds import child_rng
+from .vocabulary import CONCEPTS, NAMES
 
 LABEL_ORDER = ("True", "False", "Unknown")
 

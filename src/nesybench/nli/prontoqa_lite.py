@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 from ..reasoning.grammar import corrupt_rule, make_rule, render_fact, render_question, render_rule
 from ..reasoning.terms import Atom
-from .vocabulary import CONCEPTS, NAMES, child_rng
+from ..seeds import child_rng
+from .vocabulary import CONCEPTS, NAMES
 
 
 @dataclass(frozen=True)

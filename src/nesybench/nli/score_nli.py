@@ -17,8 +17,9 @@ prediction (``n`` of them; ``coverage = n / #gold``):
   ``max_y p_y``, the uniform guess ``1/K``, "always Unknown" ``p_Unknown`` where
   Unknown is a label, and the blind-guess range ``[min_y p_y, max_y p_y]`` (what
   any guesser that ignores the input can expect);
-* ProofWriter and PrOntoQA: ``per_depth`` accuracy, the depth of each question
-  from the reference labeler (Unknown questions have no proof: depth None), the
+* ProofWriter and PrOntoQA: ``per_depth`` accuracy beside the majority baseline of
+  that depth, the depth of each question from the reference labeler (Unknown
+  questions have no proof: depth None), the
   ``mixture`` of that profile (aggregate under the realized depth mix, the
   uniform mix, and its range over all mixes), and, where predictions carry
   explanations, ``proof_accuracy`` from the step checker beside label accuracy
@@ -177,12 +178,17 @@ def baselines(gold: list[str], labels: tuple[str, ...]) -> dict:
 
 def _per_depth(scored, correct, labelings) -> tuple[list[dict], dict | None]:
     groups: dict[int | None, list[bool]] = defaultdict(list)
-    for ok, lab in zip(correct, labelings):
-        groups[lab.depth if lab.parsed else None].append(ok)
+    golds: dict[int | None, list[str]] = defaultdict(list)
+    for q, ok, lab in zip(scored, correct, labelings):
+        depth = lab.depth if lab.parsed else None
+        groups[depth].append(ok)
+        golds[depth].append(q.gold)
     rows = []
     for depth in sorted(groups, key=lambda d: (d is None, d if d is not None else 0)):
         rate = _rate(sum(groups[depth]), len(groups[depth]))
-        rows.append({"depth": depth, **rate})
+        # the best input-blind guess within this depth: its majority label's share
+        majority = max(Counter(golds[depth]).values()) / len(golds[depth])
+        rows.append({"depth": depth, **rate, "majority": majority})
     proved = [r for r in rows if r["depth"] is not None]
     mixture = None
     if proved:

@@ -1,0 +1,57 @@
+"""Report blocks of a seed sweep: the distribution over seeds and the claims' rates."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from .blocks import Block, Paragraph, Table
+
+
+def sweep_blocks(
+    dist: pd.DataFrame, claims: pd.DataFrame, *, n_seeds: int, what: str
+) -> list[Block]:
+    """The distribution over seeds and the claim rates, as two tables with the findings spelled.
+
+    ``dist`` and ``claims`` are :func:`nesybench.sweep.distribution_table` and
+    :func:`nesybench.sweep.claim_table`; a claim below its declared rate that is not enforced
+    is listed in the text as a finding, with the fraction of seeds on which it holds.
+    """
+    findings = claims[~claims["verdict"].str.startswith(("holds", "FAILS"))]
+    text = (
+        f"Every number of {what} depends on a seed, so it is computed on {n_seeds} seeds and "
+        "reported as a distribution: the mean, the standard deviation and a 95% percentile-"
+        "bootstrap interval of the mean over seeds. Each of the chapter's directional claims is "
+        "checked on every seed; the rate carries a 95% Wilson interval. A claim marked "
+        "*enforced* fails the run below its threshold; the others are reported as they come out."
+    )
+    if len(findings):
+        listed = "; ".join(
+            f"'{r.statement}' holds on {r.holds_on} of {r.n_seeds} seeds"
+            for r in findings.itertuples(index=False)
+        )
+        text += f" **Findings below the chapter's claims:** {listed}."
+    return [
+        Paragraph(text),
+        Table(
+            f"Distribution over {n_seeds} seeds",
+            dist[["label", "mean", "sd", "lo", "hi", "min", "max", "n_seeds"]],
+            params={"n_seeds": n_seeds},
+        ),
+        Table(
+            "The chapter's directional claims, seed by seed",
+            claims[
+                [
+                    "statement",
+                    "holds_on",
+                    "n_seeds",
+                    "rate",
+                    "rate_lo",
+                    "rate_hi",
+                    "min_rate",
+                    "enforced",
+                    "verdict",
+                ]
+            ],
+            params={"n_seeds": n_seeds},
+        ),
+    ]
