@@ -50,6 +50,7 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
     _register_label(subparsers)
     _register_score_nli(subparsers)
+    _register_execute_programs(subparsers)
 
 
 def read_records(path: str) -> list[Any]:
@@ -440,3 +441,83 @@ def print_score_report(report: dict) -> None:
     for key in ("skipped_gold", "skipped_predictions"):
         for item in report[key]:
             print(f"  {key.replace('_', ' ')}: {item}")
+
+
+# ---------------------------------------------------------------- execute-programs
+PROGRAMS_EPILOG = """\
+FILE is a JSON list (or JSONL) of Logic-LM records: the question's fields (id, context,
+question, options, answer) and raw_logic_programs, a list whose first text is the program
+(Predicates:/Facts:/Rules:/Query: for ProofWriter and PrOntoQA, Premises:/Conclusion: for
+FOLIO). A bad program inside a good file is counted as not executable, with its reason.
+--semantics standard reads every argument of every atom in the open world;
+--semantics logic-lm reproduces what Logic-LM's own solver does, quirks included.
+Example:
+  nesybench execute-programs benchmarks/logiclm-programs/ProofWriter_dev_gpt-3.5-turbo.json \\
+      --semantics logic-lm --json
+"""
+
+
+def _register_execute_programs(subparsers) -> None:
+    from .programs import DATASETS, SEMANTICS
+
+    p = subparsers.add_parser(
+        "execute-programs",
+        help="execute LLM-written logic programs (Logic-LM's format) and audit the translation",
+        description="Execute every program of a Logic-LM program file, score the answers, and "
+        "attribute every wrong answer to a translation cause.",
+        epilog=PROGRAMS_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("file", help="JSON list or JSONL of records with raw_logic_programs")
+    p.add_argument("--semantics", choices=SEMANTICS, default="standard", help="default standard")
+    p.add_argument(
+        "--dataset", choices=("auto", *DATASETS), default="auto", help="default: from the ids"
+    )
+    p.add_argument("--json", action="store_true", help="print the summary and records as JSON")
+    p.add_argument(
+        "--time-limit",
+        type=_time_limit,
+        default=10.0,
+        metavar="S",
+        help="seconds per solver call (FOLIO; default 10)",
+    )
+    p.add_argument("--out", metavar="OUT.jsonl", help="write one record per program as JSONL")
+    p.set_defaults(func=run_execute_programs)
+
+
+def run_execute_programs(args) -> int:
+    from ..progress import progress
+    from .program_tables import run_programs
+
+    check_out(args.out)
+    run = run_programs(
+        args.file,
+        semantics=args.semantics,
+        dataset=args.dataset,
+        time_limit=args.time_limit,
+        progress=lambda xs: progress(xs, desc=f"execute-programs: {args.semantics}"),
+    )
+    records = [e.as_dict() for e in run.executions]
+    if args.out:
+        write_out(args.out, "".join(json.dumps(r, sort_keys=True) + "\n" for r in records))
+    s = run.summary
+    if args.json:
+        print(dumps_json({**s, "records": records}), end="")
+        return 0
+    print(
+        f"{s['dataset']} ({s['semantics']} semantics): {s['n']} programs, {s['executable']} "
+        f"executable ({_fmt(s['executable_rate'])}); accuracy on executable "
+        f"{_fmt(s['accuracy_executable'])}, overall {_fmt(s['accuracy'])} (not executable = "
+        f"wrong), {_fmt(s['accuracy_random_backup'])} expected with a random backup answer"
+    )
+    for label, v in s["per_label"].items():
+        print(
+            f"  gold {label:8s} n {v['n']:4d}  executable {v['executable']:4d}  "
+            f"accuracy {_fmt(v['accuracy'])}"
+        )
+    for depth, v in s["per_depth"].items():
+        print(f"  depth {depth:5s} n {v['n']:4d}  accuracy {_fmt(v['accuracy'])}")
+    print("wrong answers by cause: " + ", ".join(f"{k} {v}" for k, v in s["causes"].items() if v))
+    for item in s["skipped"]:
+        print(f"  skipped {item}")
+    return 0

@@ -28,11 +28,13 @@ Rule language (ProofWriter, PrOntoQA; the Pyke path)
    nested atoms, lower-case Pyke keywords such as ``in`` in a rule) is an
    *execution error*.  Values compare as Python values: the identifier
    ``Bob`` equals the string ``'Bob'``, and ``1`` equals ``True``.
-6. **Forward chaining** to the fixpoint; the truth value is just the last
+6. **A program without rules** (after step 2) fails: Pyke's rule compiler
+   rejects an empty rule file (an *execution error*).
+7. **Forward chaining** to the fixpoint; the truth value is just the last
    argument, so ``P(a, False)`` is an explicit negative fact.  A rule whose
    conclusion has a variable the conditions do not bind never derives
    anything.
-7. **The query** is read with the pattern ``Name(first, rest)``: only the
+8. **The query** is read with the pattern ``Name(first, rest)``: only the
    predicate and the *first* argument are used, and the value is True only if
    ``rest`` is exactly ``True``.  The solver then looks up two-argument facts
    ``Name(first, $label)``: **a query about a relation (three arguments or
@@ -40,7 +42,7 @@ Rule language (ProofWriter, PrOntoQA; the Pyke path)
    PrOntoQA False.  One value found is the result; two (both ``True`` and
    ``False`` derived) are combined with Python's ``and`` (so an inconsistent
    theory answers ``False``); none or more than two is no result.
-8. **Answers**: ProofWriter: no result -> Unknown, result equal to the queried
+9. **Answers**: ProofWriter: no result -> Unknown, result equal to the queried
    value -> True, else False.  PrOntoQA: equal -> True, anything else
    (including no result) -> False.
 
@@ -306,6 +308,9 @@ def run_pyke(program: str, *, dataset: str) -> str:
     """The answer Logic-LM's Pyke solver gives (True/False/Unknown), or :class:`_Stop`."""
     parsed = pyke_sections(program)
     facts = [a for line in parsed.facts if (a := _kfb_fact(line)) is not None]
+    if not parsed.rules:
+        # Pyke's rule compiler rejects an empty rule file.
+        raise _Stop("execution error", "invalid syntax (an empty rule file)")
     rules = []
     for body, head in parsed.rules:
         conditions = [_krb_pattern(p) for p in body]
