@@ -329,14 +329,14 @@ CASES = [
     Case(
         "trace-options-not-a-list",
         ["check-trace", "t.json"],
-        files={"t.json": json.dumps([{**TRACE, "answer": "A", "options": 5}])},
+        files={"t.json": json.dumps([TRACE, {**TRACE, "answer": "A", "options": 5}])},
         exit=0,
         stdout=r"options must be a list",
     ),
     Case(
         "trace-options-list-of-numbers",
         ["check-trace", "t.json"],
-        files={"t.json": json.dumps([{**TRACE, "answer": "A", "options": [1, 2]}])},
+        files={"t.json": json.dumps([TRACE, {**TRACE, "answer": "A", "options": [1, 2]}])},
         exit=0,
         stdout=r"neither True/False nor an option letter",
     ),
@@ -412,7 +412,45 @@ def prog_rec(i, program=PROGRAM, **extra):
     return rec
 
 
+NATIVE = {
+    "example1": {
+        "test_example": {
+            "question": "Every wumpus is a rompus. Sam is a wumpus.",
+            "query": "True or false: Sam is a rompus.",
+            "chain_of_thought": [
+                "Sam is a wumpus.",
+                "Every wumpus is a rompus.",
+                "Sam is a rompus.",
+            ],
+            "answer": "True",
+        },
+        "model_output": "Sam is a wumpus. So Sam is a rompus. False",
+    }
+}
+
 CASES += [
+    Case(
+        "trace-all-unreadable",
+        ["check-trace", "t.json"],
+        files={"t.json": json.dumps([{"context": 1}, 5])},
+        err="no record could be checked",
+    ),
+    Case(
+        "trace-prontoqa-native",
+        ["check-trace", "t.json", "--json"],
+        files={"t.json": json.dumps(NATIVE)},
+        exit=0,
+        stdout=r'"label_acc": 0\.0',
+    ),
+    Case(
+        "trace-stated-answer",
+        ["check-trace", "t.json", "--json"],
+        files={
+            "t.json": json.dumps([{**TRACE, "chain_of_thought": ["Sam is a rompus.", "True."]}])
+        },
+        exit=0,
+        stdout=r'"strict_rate": 1\.0',
+    ),
     Case("programs-missing", ["execute-programs", "nope.json"], err="not found"),
     Case("programs-empty", ["execute-programs", "p.json"], files={"p.json": ""}, err="empty"),
     Case("programs-object", ["execute-programs", "p.json"], files={"p.json": '"x"'}, err="JSON"),
