@@ -488,7 +488,7 @@ def execute_program(
     >>> execute_program(prog, dataset="proofwriter")
     ('False', '', 'False')
     >>> execute_program("Query:\\nBlue(Bob)", dataset="proofwriter")[:2]
-    (None, "the last argument must be True or False, got 'Bob'")
+    (None, "an atom needs an argument and a truth value, got 'Blue(Bob)'")
     """
     if dataset not in DATASETS:
         raise InputError(f"dataset must be one of {', '.join(DATASETS)}, got {dataset!r}")
