@@ -50,6 +50,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "nesybench.nli.cli",
         "score predictions on ProofWriter/PrOntoQA/FOLIO/LogicBench, baselines beside",
     ),
+    "execute-programs": (
+        "nesybench.nli.cli",
+        "execute LLM-written logic programs (Logic-LM's format) in two semantics, audit them",
+    ),
     "mixture": (
         "nesybench.axes.cli",
         "the mixture confound: aggregates of two per-depth profiles under depth mixes",

@@ -12,6 +12,7 @@ COMMANDS = [
     "check-trace",
     "label",
     "score-nli",
+    "execute-programs",
     "mixture",
     "axes-export",
     "axes-score",

@@ -54,7 +54,7 @@ def test_check_trace_dropping_last_step_fails_connects_only():
 
 def test_check_trace_unparsed_or_wrong_entity_fails_parsed():
     assert (
-        flags(["Sam is a rompus.", "All rompuses are zumpuses.", "Sam is a jompus."])[0][0] is False
+        flags(["Sam is a rompus.", "Sam looks like a zumpus.", "Sam is a jompus."])[0][0] is False
     )
     assert flags(["Max is a rompus."])[0][0] is False
     assert flags(["True or false: Sam is a rompus."])[0][0] is False

@@ -329,14 +329,14 @@ CASES = [
     Case(
         "trace-options-not-a-list",
         ["check-trace", "t.json"],
-        files={"t.json": json.dumps([{**TRACE, "answer": "A", "options": 5}])},
+        files={"t.json": json.dumps([TRACE, {**TRACE, "answer": "A", "options": 5}])},
         exit=0,
         stdout=r"options must be a list",
     ),
     Case(
         "trace-options-list-of-numbers",
         ["check-trace", "t.json"],
-        files={"t.json": json.dumps([{**TRACE, "answer": "A", "options": [1, 2]}])},
+        files={"t.json": json.dumps([TRACE, {**TRACE, "answer": "A", "options": [1, 2]}])},
         exit=0,
         stdout=r"neither True/False nor an option letter",
     ),
@@ -390,6 +390,162 @@ CASES = [
         files={"t.json": json.dumps([TRACE, TRACE])[:-20]},
         err="not valid JSON",
         out="v.jsonl",
+    ),
+]
+
+PROGRAM = (
+    "Predicates:\nCold($x, bool)\nFacts:\nCold(Bob, True)\nRules:\n"
+    "Cold($x, True) >>> Blue($x, True)\nQuery:\nBlue(Bob, True)"
+)
+
+
+def prog_rec(i, program=PROGRAM, **extra):
+    rec = {
+        "id": f"ProofWriter_{i}",
+        "context": "Bob is cold. If something is cold then it is blue.",
+        "question": PREFIX + "Bob is blue.",
+        "options": OPTIONS,
+        "answer": "A",
+        "raw_logic_programs": [program],
+    }
+    rec.update(extra)
+    return rec
+
+
+NATIVE = {
+    "example1": {
+        "test_example": {
+            "question": "Every wumpus is a rompus. Sam is a wumpus.",
+            "query": "True or false: Sam is a rompus.",
+            "chain_of_thought": [
+                "Sam is a wumpus.",
+                "Every wumpus is a rompus.",
+                "Sam is a rompus.",
+            ],
+            "answer": "True",
+        },
+        "model_output": "Sam is a wumpus. So Sam is a rompus. False",
+    }
+}
+
+CASES += [
+    Case(
+        "trace-all-unreadable",
+        ["check-trace", "t.json"],
+        files={"t.json": json.dumps([{"context": 1}, 5])},
+        err="no record could be checked",
+    ),
+    Case(
+        "trace-prontoqa-native",
+        ["check-trace", "t.json", "--json"],
+        files={"t.json": json.dumps(NATIVE)},
+        exit=0,
+        stdout=r'"label_acc": 0\.0',
+    ),
+    Case(
+        "trace-stated-answer",
+        ["check-trace", "t.json", "--json"],
+        files={
+            "t.json": json.dumps([{**TRACE, "chain_of_thought": ["Sam is a rompus.", "True."]}])
+        },
+        exit=0,
+        stdout=r'"strict_rate": 1\.0',
+    ),
+    Case("programs-missing", ["execute-programs", "nope.json"], err="not found"),
+    Case("programs-empty", ["execute-programs", "p.json"], files={"p.json": ""}, err="empty"),
+    Case("programs-object", ["execute-programs", "p.json"], files={"p.json": '"x"'}, err="JSON"),
+    Case(
+        "programs-not-records",
+        ["execute-programs", "p.json"],
+        files={"p.json": "[1, 2, 3]"},
+        err="no record",
+    ),
+    Case(
+        "programs-truncated",
+        ["execute-programs", "p.json"],
+        files={"p.json": json.dumps([prog_rec(0), prog_rec(1)])[:-10]},
+        err="not valid JSON",
+    ),
+    Case("programs-folder", ["execute-programs", "."], err="folder"),
+    Case(
+        "programs-bad-semantics",
+        ["execute-programs", "p.json", "--semantics", "pyke"],
+        files={"p.json": json.dumps([prog_rec(0)])},
+        err="invalid choice",
+    ),
+    Case(
+        "programs-bad-time",
+        ["execute-programs", "p.json", "--time-limit", "nan"],
+        files={"p.json": json.dumps([prog_rec(0)])},
+        err="seconds",
+    ),
+    Case(
+        "programs-no-answers",
+        ["execute-programs", "p.json"],
+        files={"p.json": json.dumps([{"id": "a", "raw_logic_programs": [PROGRAM]}])},
+        err="no usable",
+    ),
+    Case(
+        "programs-binary",
+        ["execute-programs", "p.json"],
+        files={"p.json": b"\xff\xfe\x00"},
+        err="UTF-8",
+    ),
+    Case(
+        "programs-out-folder",
+        ["execute-programs", "p.json", "--out", "."],
+        files={"p.json": json.dumps([prog_rec(0)])},
+        err="--out",
+    ),
+    Case(
+        "programs-bad-record-inside-good-file",
+        ["execute-programs", "p.json", "--json"],
+        files={
+            "p.json": json.dumps(
+                [
+                    prog_rec(0),
+                    {"id": "x", "answer": "A"},
+                    5,
+                    prog_rec(2, program=""),
+                    prog_rec(3, program="Query:("),
+                ]
+            )
+        },
+        exit=0,
+        stdout=r'"executable": 1,',
+    ),
+    Case(
+        "programs-logiclm-quirks",
+        ["execute-programs", "p.json", "--semantics", "logic-lm"],
+        files={
+            "p.json": json.dumps(
+                [
+                    prog_rec(0),
+                    prog_rec(
+                        1,
+                        program=PROGRAM.replace(
+                            ">>> Blue($x, True)",
+                            ">>> Blue($x, True)\n\nA($x, True) >>> B($x, True)",
+                        ),
+                    ),
+                ]
+            )
+        },
+        exit=0,
+        stdout="1 executable",
+    ),
+    Case(
+        "programs-huge-line",
+        ["execute-programs", "p.json"],
+        files={"p.json": json.dumps([prog_rec(0, program="Facts:\n" + "A(" * 50_000)])},
+        exit=0,
+        stdout="0 executable",
+    ),
+    Case(
+        "programs-deep-json",
+        ["execute-programs", "p.json"],
+        files={"p.json": "[" * 100_000 + "]" * 100_000},
+        err="nested too deeply",
     ),
 ]
 

@@ -186,8 +186,24 @@ def check_trace(
         if not reason:
             reason = why
 
-    for k, line in enumerate(trace, 1):
-        res = parse_sentence(line)
+    from ..reasoning.grammar import STEP_LEXICON, split_step
+
+    for k, line in enumerate(expand_steps(trace), 1):
+        parts = split_step(line)
+        if len(parts) > 1:
+            # A conjunction: valid only as conjunction introduction (every conjunct established).
+            facts = [parse_sentence(p, lexicon=STEP_LEXICON) for p in parts]
+            if any(f.kind != "fact" for f in facts):
+                return TraceVerdict(
+                    False, False, False, False, None, f"line {k}: does not parse: {line!r}"
+                )
+            if not all(f.atom in established for f in facts):
+                fail("valid", f"line {k}: {line!r} states new facts at once (non-atomic)")
+            last_fact = facts[-1].atom
+            previous = {f.atom for f in facts}
+            cited = None
+            continue
+        res = parse_sentence(line, lexicon=STEP_LEXICON)
         if res.kind == "rule":
             if cited is not None:
                 fail("valid", f"line {k}: cites a second rule before using '{cited}'")
@@ -240,3 +256,159 @@ def check_trace(
     if not connects and not reason:
         reason = "the last fact is not the queried atom or its negation" if trace else "empty trace"
     return TraceVerdict(True, valid, linear, connects, label, reason)
+
+
+# ---------------------------------------------------------------- broad step validity
+#: the classes of :func:`classify_steps`, strongest first
+STEP_CLASSES = ("strict", "skip", "non-atomic", "invalid")
+
+
+@dataclass(frozen=True)
+class BroadVerdict:
+    """Every step's class and the two proof verdicts.
+
+    ``classes[k]`` is the class of step ``k`` (:data:`STEP_CLASSES`); ``broad``
+    holds when every step parses, none is invalid and the last fact stated is
+    the queried atom or its negation; ``label`` is what that fact decides.
+    """
+
+    classes: tuple[str, ...]
+    broad: bool
+    label: str | None
+    reason: str = ""
+
+
+def _closure_of(facts: set[Atom], rules: tuple[Rule, ...]) -> set[Atom]:
+    from ..reasoning.chainer import forward_chain
+
+    return set(forward_chain(sorted(facts), rules, world="open").atoms)
+
+
+def _rule_path(rule: Rule, rules: tuple[Rule, ...], *, max_hops: int = 2) -> bool:
+    """Whether ``rule`` (single-premise, unary) composes from at most ``max_hops`` axioms."""
+    start = _premise(rule, "a")
+    if start is None:
+        return False
+    goal = Atom(rule.head.pred, ("a",))
+    frontier = {start}
+    for _ in range(max_hops):
+        frontier = {
+            Atom(r.head.pred, ("a",))
+            for r in rules
+            for f in frontier
+            if (p := _premise(r, "a")) is not None and p == f
+        }
+        if goal in frontier:
+            return True
+    return False
+
+
+def classify_steps(trace: list[str], theory: Theory, question: Atom) -> BroadVerdict:
+    """PrOntoQA's step classes for a chain of thought (``prontoqa`` grammar).
+
+    Each step is split into the sentences it states
+    (:func:`~nesybench.reasoning.grammar.split_step`: "Therefore, ...",
+    "So ...", "Since A, B.", conjunctions) and read with
+    :data:`~nesybench.reasoning.grammar.STEP_LEXICON` ("All Xes are Ys."):
+
+    * **strict** -- one sentence that is a context sentence, or a fact that
+      follows by one context rule from a fact already established;
+    * **skip** -- one fact that follows from the established facts by two or
+      more rule applications (a multi-hop step), or a rule that composes two
+      context rules;
+    * **non-atomic** -- several sentences in one step (a conjunction, or
+      "Since A, B"), each of them strict or a skip in turn;
+    * **invalid** -- anything else (a step that does not parse is invalid).
+
+    A fact enters the established set only from a step that is not invalid.
+    Formally, with ``E`` the established facts and ``C(E)`` their closure
+    under the context rules: a fact ``f`` is strict iff ``f in E`` or some rule
+    ``h :- b`` has ``h = f`` and ``b in E``; a skip iff ``f in C(E)`` otherwise.
+
+    >>> from nesybench.reasoning.grammar import parse_context, parse_sentence
+    >>> th = parse_context("Every wumpus is a yumpus. Every yumpus is a dumpus. Max is a wumpus.")
+    >>> q = parse_sentence("True or false: Max is a dumpus.").atom
+    >>> v = classify_steps(["Max is a dumpus."], th, q)
+    >>> v.classes, v.broad
+    (('skip',), True)
+    """
+    from ..reasoning.grammar import STEP_LEXICON, split_step
+
+    given = set(theory.facts)
+    axioms = set(theory.rules)
+    established = set(given)
+    classes: list[str] = []
+    last_fact: Atom | None = None
+    reason = ""
+    for k, line in enumerate(trace, 1):
+        parts = split_step(line)
+        parsed = [parse_sentence(p, lexicon=STEP_LEXICON) for p in parts]
+        if not parsed or any(p.kind not in ("fact", "rule") for p in parsed):
+            classes.append("invalid")
+            reason = reason or f"step {k}: does not parse: {line!r}"
+            continue
+        kinds = []
+        for p in parsed:
+            if p.kind == "rule":
+                kinds.append(
+                    "strict"
+                    if p.rule in axioms
+                    else "skip"
+                    if _rule_path(p.rule, theory.rules)
+                    else "invalid"
+                )
+                continue
+            fact = p.atom
+            if fact in established or any(
+                r.head.pred == fact.pred
+                and (pre := _premise(r, fact.args[0])) is not None
+                and pre in established
+                for r in theory.rules
+                if len(fact.args) == 1
+            ):
+                kinds.append("strict")
+            elif fact in _closure_of(established, theory.rules):
+                kinds.append("skip")
+            else:
+                kinds.append("invalid")
+            if kinds[-1] != "invalid":
+                established.add(fact)
+            last_fact = fact
+        if "invalid" in kinds:
+            cls = "invalid"
+            reason = reason or f"step {k}: does not follow: {line!r}"
+        elif len(kinds) > 1:
+            cls = "non-atomic"
+        else:
+            cls = kinds[0]
+        classes.append(cls)
+    label = None
+    if last_fact == question:
+        label = "True"
+    elif last_fact == complement(question):
+        label = "False"
+    broad = bool(trace) and "invalid" not in classes and label is not None
+    if label is None and not reason:
+        reason = "the last fact is not the queried atom or its negation" if trace else "empty trace"
+    return BroadVerdict(tuple(classes), broad, label, reason)
+
+
+def expand_steps(trace: list[str]) -> list[str]:
+    """The trace with "Therefore,"/"So"/"Since A, B" steps turned into plain sentences.
+
+    Conjunctions stay one step (:func:`check_trace` then needs every conjunct
+    established, PrOntoQA's conjunction introduction; a conjunction of new
+    facts is a non-atomic step and not strictly valid).
+    """
+    from ..reasoning.grammar import split_step
+
+    out: list[str] = []
+    for line in trace:
+        parts = split_step(line)
+        low = " ".join(line.split()).lower()
+        is_conjunction = len(parts) > 1 and not low.startswith("since ")
+        if not parts or is_conjunction:
+            out.append(line)
+        else:
+            out.extend(parts)
+    return out

@@ -20,7 +20,7 @@ from typing import Any
 from ..errors import UserError
 from ..io import atomic_write_text, dumps_json
 from ..reasoning.grammar import parse_context, parse_sentence, split_sentences
-from .checker import FLAGS, check_trace
+from .checker import FLAGS, check_trace, classify_steps
 from .readers import BadRecord, load_records
 
 EPILOG = """\
@@ -50,11 +50,84 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
     _register_label(subparsers)
     _register_score_nli(subparsers)
+    _register_execute_programs(subparsers)
 
 
 def read_records(path: str) -> list[Any]:
-    """The records of a JSON list or JSONL file; a line that is not JSON becomes an error marker."""
-    return load_records(path, what="records with context, question, chain_of_thought")
+    """The records of a JSON list or JSONL file; a line that is not JSON becomes an error marker.
+
+    PrOntoQA's native JSON (``{"example1": {"test_example": {question, query,
+    chain_of_thought, answer}, "model_output": ...}}``) is read too: the
+    context is ``question``, the question ``query``, and the chain the model's
+    output when there is one (else the gold chain).
+    """
+    records = load_records(path, what="records with context, question, chain_of_thought")
+    if len(records) == 1 and _is_native(records[0]):
+        return [_from_native(k, v) for k, v in records[0].items()]
+    return [_from_native(None, r) if _is_native_example(r) else r for r in records]
+
+
+def _is_native_example(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("test_example"), dict)
+
+
+def _is_native(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and bool(value)
+        and all(isinstance(k, str) and k.startswith("example") for k in value)
+        and any(_is_native_example(v) for v in value.values())
+    )
+
+
+def _from_native(key: str | None, value: Any) -> Any:
+    if not _is_native_example(value):
+        return BadRecord(f"{key}: expected an object with 'test_example'")
+    ex = value["test_example"]
+    output = ex.get("model_output", value.get("model_output", value.get("output")))
+    if isinstance(output, list) and len(output) == 1:
+        output = output[0]
+    record = {
+        "id": key or ex.get("id"),
+        "context": ex.get("question"),
+        "question": ex.get("query"),
+        "answer": ex.get("answer"),
+        "chain_of_thought": ex.get("chain_of_thought"),
+    }
+    if isinstance(output, str):
+        record["chain_of_thought"] = output
+    return record
+
+
+_ANSWER_WORDS = {"true": "True", "false": "False", "yes": "True", "no": "False"}
+
+
+def stated_answer(record: dict, trace: list[str]) -> tuple[str | None, list[str]]:
+    """The model's own answer and the chain without it.
+
+    A ``prediction`` field wins; else a last sentence that is only an answer
+    ("True.", "The answer is false.", "So the statement is true.") is read
+    and removed from the chain.
+    """
+    pred = record.get("prediction")
+    if isinstance(pred, str) and pred.strip().rstrip(".").lower() in _ANSWER_WORDS:
+        return _ANSWER_WORDS[pred.strip().rstrip(".").lower()], trace
+    if isinstance(pred, bool):
+        return ("True" if pred else "False"), trace
+    if trace:
+        last = trace[-1].strip().rstrip(".").lower().split()
+        if (
+            last
+            and last[-1] in _ANSWER_WORDS
+            and (
+                len(last) == 1
+                or last[:-1][-2:] in (["answer", "is"], ["statement", "is"])
+                or last[-2:-1] == ["is"]
+                and last[0] in ("so", "thus", "therefore", "the")
+            )
+        ):
+            return _ANSWER_WORDS[last[-1]], trace[:-1]
+    return None, trace
 
 
 def check_out(path: str | None) -> None:
@@ -146,11 +219,17 @@ def check_record(record: Any) -> dict:
         gold = _gold_answer(record)
     except ValueError as exc:
         return {"error": str(exc)}
+    stated, trace = stated_answer(record, trace)
     verdict = check_trace(trace, theory, q.atom).as_dict()
+    broad = classify_steps(trace, theory, q.atom)
     out = {**{f: verdict[f] for f in FLAGS}, "label": verdict["label"], "reason": verdict["reason"]}
+    out["broad"] = broad.broad
+    out["step_classes"] = list(broad.classes)
+    out["stated"] = stated
     if gold is not None:
         out["answer"] = gold
-        out["label_correct"] = verdict["label"] == gold
+        # the model's own answer when it states one, else the one its chain concludes
+        out["label_correct"] = (stated if stated is not None else verdict["label"]) == gold
     return out
 
 
@@ -161,7 +240,7 @@ def summarize(verdicts: list[dict]) -> dict:
         "n_checked": len(checked),
         "n_errors": len(verdicts) - len(checked),
     }
-    for flag in FLAGS:
+    for flag in (*FLAGS, "broad"):
         summary[f"{flag}_rate"] = sum(v[flag] for v in checked) / len(checked) if checked else None
     answered = [v for v in checked if "label_correct" in v]
     if answered:
@@ -181,6 +260,12 @@ def run(args) -> int:
             head["id"] = record["id"]
         verdicts.append({**head, **verdict})
     summary = summarize(verdicts)
+    if verdicts and not summary["n_checked"]:
+        first = next(v for v in verdicts if "error" in v)
+        raise UserError(
+            f"{args.file}: no record could be checked ({len(verdicts)} records); first problem: "
+            f"record {first['index']}: {first['error']}"
+        )
     if args.out:
         write_out(args.out, "".join(json.dumps(v, sort_keys=True) + "\n" for v in verdicts))
     if args.json:
@@ -190,7 +275,7 @@ def run(args) -> int:
             f"{summary['n']} records, {summary['n_checked']} checked, {summary['n_errors']} "
             "unreadable"
         )
-        for flag in FLAGS:
+        for flag in (*FLAGS, "broad"):
             rate = summary[f"{flag}_rate"]
             print(f"  {flag + '_rate':14s} {'-' if rate is None else f'{rate:.4f}'}")
         if "label_acc" in summary:
@@ -443,3 +528,83 @@ def print_score_report(report: dict) -> None:
     for key in ("skipped_gold", "skipped_predictions"):
         for item in report[key]:
             print(f"  {key.replace('_', ' ')}: {item}")
+
+
+# ---------------------------------------------------------------- execute-programs
+PROGRAMS_EPILOG = """\
+FILE is a JSON list (or JSONL) of Logic-LM records: the question's fields (id, context,
+question, options, answer) and raw_logic_programs, a list whose first text is the program
+(Predicates:/Facts:/Rules:/Query: for ProofWriter and PrOntoQA, Premises:/Conclusion: for
+FOLIO). A bad program inside a good file is counted as not executable, with its reason.
+--semantics standard reads every argument of every atom in the open world;
+--semantics logic-lm reproduces what Logic-LM's own solver does, quirks included.
+Example:
+  nesybench execute-programs benchmarks/logiclm-programs/ProofWriter_dev_gpt-3.5-turbo.json \\
+      --semantics logic-lm --json
+"""
+
+
+def _register_execute_programs(subparsers) -> None:
+    from .programs import DATASETS, SEMANTICS
+
+    p = subparsers.add_parser(
+        "execute-programs",
+        help="execute LLM-written logic programs (Logic-LM's format) and audit the translation",
+        description="Execute every program of a Logic-LM program file, score the answers, and "
+        "attribute every wrong answer to a translation cause.",
+        epilog=PROGRAMS_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("file", help="JSON list or JSONL of records with raw_logic_programs")
+    p.add_argument("--semantics", choices=SEMANTICS, default="standard", help="default standard")
+    p.add_argument(
+        "--dataset", choices=("auto", *DATASETS), default="auto", help="default: from the ids"
+    )
+    p.add_argument("--json", action="store_true", help="print the summary and records as JSON")
+    p.add_argument(
+        "--time-limit",
+        type=_time_limit,
+        default=10.0,
+        metavar="S",
+        help="seconds per solver call (FOLIO; default 10)",
+    )
+    p.add_argument("--out", metavar="OUT.jsonl", help="write one record per program as JSONL")
+    p.set_defaults(func=run_execute_programs)
+
+
+def run_execute_programs(args) -> int:
+    from ..progress import progress
+    from .program_tables import run_programs
+
+    check_out(args.out)
+    run = run_programs(
+        args.file,
+        semantics=args.semantics,
+        dataset=args.dataset,
+        time_limit=args.time_limit,
+        progress=lambda xs: progress(xs, desc=f"execute-programs: {args.semantics}"),
+    )
+    records = [e.as_dict() for e in run.executions]
+    if args.out:
+        write_out(args.out, "".join(json.dumps(r, sort_keys=True) + "\n" for r in records))
+    s = run.summary
+    if args.json:
+        print(dumps_json({**s, "records": records}), end="")
+        return 0
+    print(
+        f"{s['dataset']} ({s['semantics']} semantics): {s['n']} programs, {s['executable']} "
+        f"executable ({_fmt(s['executable_rate'])}); accuracy on executable "
+        f"{_fmt(s['accuracy_executable'])}, overall {_fmt(s['accuracy'])} (not executable = "
+        f"wrong), {_fmt(s['accuracy_random_backup'])} expected with a random backup answer"
+    )
+    for label, v in s["per_label"].items():
+        print(
+            f"  gold {label:8s} n {v['n']:4d}  executable {v['executable']:4d}  "
+            f"accuracy {_fmt(v['accuracy'])}"
+        )
+    for depth, v in s["per_depth"].items():
+        print(f"  depth {depth:5s} n {v['n']:4d}  accuracy {_fmt(v['accuracy'])}")
+    print("wrong answers by cause: " + ", ".join(f"{k} {v}" for k, v in s["causes"].items() if v))
+    for item in s["skipped"]:
+        print(f"  skipped {item}")
+    return 0

@@ -884,3 +884,58 @@ def parse_context(
         else:
             failures.append((sentence, res.reason or "a question inside the context"))
     return Theory(tuple(facts), tuple(rules), tuple(failures), frozenset(adjectives))
+
+
+# ---------------------------------------------------------------- chain-of-thought steps (PrOntoQA)
+# What models (and PrOntoQA's own chains) write around the grammar's sentences: a connective
+# before a conclusion ("Therefore, Max is a dumpus.", "So Max is a dumpus."), a justification
+# ("Since Max is a yumpus, Max is a dumpus."), a conjunction of facts about one name ("Max is
+# a yumpus and Max is a dumpus." / "Max is sour and a dumpus."), and the quantifier "All"
+# ("All wumpuses are dumpuses.").  :func:`split_step` turns one such step into the plain
+# sentences it states, in order; :data:`STEP_LEXICON` reads "All" as a plural quantifier.
+# Contexts stay under the strict grammar (a corrupted context sentence must still fail it).
+
+#: the lexicon chains of thought are read with: "All Xes are Ys." is a rule
+STEP_LEXICON = Lexicon(plural_quantifiers=frozenset({"all"}))
+_STEP_PREFIXES = ("therefore,", "therefore", "so,", "so", "thus,", "thus", "hence,", "hence")
+
+
+def _sentence(text: str) -> str:
+    text = text.strip().rstrip(".").strip()
+    return text[:1].upper() + text[1:] + "." if text else ""
+
+
+def split_step(text: object) -> list[str]:
+    """The plain sentences one chain-of-thought step states, connectives removed.
+
+    Returns ``[]`` for a non-string or empty step.  Never raises.
+
+    >>> split_step("Since Max is a yumpus, Max is a dumpus.")
+    ['Max is a yumpus.', 'Max is a dumpus.']
+    >>> split_step("Therefore, Max is sour and a dumpus.")
+    ['Max is sour.', 'Max is a dumpus.']
+    >>> split_step("So Max is not a dumpus.")
+    ['Max is not a dumpus.']
+    """
+    if not isinstance(text, str):
+        return []
+    sentence = " ".join(text.split())
+    words = sentence.split(" ", 1)
+    if len(words) == 2 and words[0].lower() in _STEP_PREFIXES:
+        sentence = words[1]
+    if sentence.lower().startswith("since ") and "," in sentence:
+        premise, _, conclusion = sentence[6:].partition(",")
+        return [s for part in (premise, conclusion) for s in split_step(part) if s]
+    body = sentence.rstrip(".").strip()
+    m = re.match(r"^([A-Z][a-z'-]*) (is|are) (.+)$", body)
+    if m and " and " in m.group(3) and m.group(1).lower() not in ("if", "every", "each", "all"):
+        name, verb, rest = m.groups()
+        out = []
+        for part in rest.split(" and "):
+            part = part.strip()
+            if part.startswith(name + " "):
+                out.append(_sentence(part))
+            else:
+                out.append(_sentence(f"{name} {verb} {part}"))
+        return out
+    return [_sentence(body)] if body else []
