@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from nesybench.errors import InputError
-from nesybench.report.figures import close, to_svg
+from nesybench.report.figures import to_svg
 from nesybench.shortcuts.digits import (
     MNADD_EVENODD,
     MNADD_HALF,
@@ -231,8 +231,6 @@ def test_sample_grid_shows_the_first_points_with_gold_digits():
     assert [ax.images[0].get_array().shape for ax in fig.axes] == [(8, 16)] * 6
     again = sample_grid(task, n_rows=2, n_cols=3)
     assert to_svg(fig) == to_svg(again)
-    close(fig)
-    close(again)
 
 
 def test_sample_grid_rejects_bad_input():

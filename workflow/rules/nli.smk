@@ -6,7 +6,9 @@
 #   score     seed        checker, per-depth, metric trap, FOLIO-lite tables; structural claims
 #   score     aggregate   distributions over seeds, claim rates, the exhibit seed, per-depth plot
 #   score     benchmarks  vendored files (not seeded): labeler agreement, FOLIO audit, score-nli
+#   score     programs    LLM-written logic programs in two semantics; checker vs PrOntoQA's
 from nesybench.nli.vendored import input_files as nli_benchmark_files
+from nesybench.nli.vendored import program_inputs as nli_program_files
 
 
 rule nli_generate_seed:
@@ -81,6 +83,19 @@ rule nli_score_benchmarks:
         section=section("nli"),
     shell:
         "python stages/score.py nli benchmarks"
+
+
+rule nli_score_programs:
+    """nli: Logic-LM's programs in two semantics with the translation audit; checker agreement."""
+    input:
+        code=code("score", "nli"),
+        programs=nli_program_files(),
+    output:
+        **stage_outputs("nli", "score", "programs"),
+    params:
+        section=job_section("nli", "score", "programs"),
+    shell:
+        "python stages/score.py nli programs"
 
 
 REPORT_INPUTS["nli"] = all_artifacts("nli")

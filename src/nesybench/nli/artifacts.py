@@ -47,5 +47,18 @@ ARTIFACTS = Registry(
             "benchmarks",
             tables=("inventory", "agreement", "folio_audit", "score_nli", "score_nli_depth"),
         ),
+        Job(
+            "score",
+            "programs",
+            tables=(
+                "programs",
+                "program_causes",
+                "program_disagreements",
+                "program_depths",
+                "checker_agreement",
+            ),
+            params=(),
+            doc="LLM-written logic programs in two semantics; the checker vs PrOntoQA's",
+        ),
     ],
 )

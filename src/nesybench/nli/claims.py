@@ -286,3 +286,28 @@ def check_baselines_beside(scores: pd.DataFrame, depth: pd.DataFrame) -> None:
         bool(np.isfinite(depth["majority"]).all()),
         "every per-depth accuracy is printed beside the majority baseline of its depth",
     )
+
+
+def check_programs_accounted(runs) -> None:
+    """Execution never crashes: every program is executed or counted not executable, with why."""
+    for run in runs:
+        n = len(run.file.records)
+        check_claim(
+            len(run.executions) == n and run.summary["n"] == n,
+            f"{run.name} ({run.semantics}): {len(run.executions)} executions for {n} programs",
+        )
+        missing = [e.id for e in run.executions if not e.executable and not e.reason]
+        check_claim(
+            not missing,
+            f"{run.name} ({run.semantics}): a non-executable program has no reason: {missing[:3]}",
+        )
+
+
+def check_gold_chains_agree(checker: pd.DataFrame) -> None:
+    """On uncorrupted gold chains both checkers accept every proof, strictly and broadly."""
+    gold = checker.set_index("kind").loc["gold"]
+    check_claim(
+        gold["strict_agree"] == 1.0 and gold["broad_agree"] == 1.0,
+        f"the two checkers agree on every gold chain: strict {gold['strict_agree']}, "
+        f"broad {gold['broad_agree']}",
+    )

@@ -23,7 +23,7 @@ import pandas as pd
 
 from ..progress import progress
 from ..sweep import check_claims, claim_table, distribution_table, pick_exhibit, sweep_metrics
-from . import claims, printing
+from . import claims, printing, programs_stage
 from .benchmark_tables import (
     benchmark_metrics,
     inventory_table,
@@ -196,6 +196,26 @@ def score_benchmarks(ctx) -> None:
     printing.benchmarks(inventory, agreement, audit, scores, depth)
 
 
+def score_programs(ctx) -> None:
+    """LLM-written logic programs in both semantics; the checker vs PrOntoQA's conventions."""
+    runs = programs_stage.program_runs(ctx.root)
+    claims.check_programs_accounted(runs)
+    frames = programs_stage.program_frames(runs)
+    checker = programs_stage.checker_table(ctx.root)
+    claims.check_gold_chains_agree(checker)
+    keys = {
+        "programs": ["file", "semantics"],
+        "program_causes": ["file", "semantics", "cause"],
+        "program_disagreements": ["file", "id"],
+        "program_depths": ["file", "semantics", "depth"],
+    }
+    for name, frame in frames.items():
+        ctx.write_table(name, frame, key=keys[name])
+    ctx.write_table("checker_agreement", checker, key=["kind"])
+    ctx.write_metrics(programs_stage.program_metrics(frames["programs"], checker))
+    printing.programs(frames, checker)
+
+
 # The jobs of this instrument (declared in artifacts.py) and the function each runs.
 STAGE_FUNCTIONS = {
     ("generate", "seed"): generate_seed,
@@ -203,4 +223,5 @@ STAGE_FUNCTIONS = {
     ("score", "seed"): score_seed,
     ("score", "aggregate"): score_aggregate,
     ("score", "benchmarks"): score_benchmarks,
+    ("score", "programs"): score_programs,
 }

@@ -118,3 +118,15 @@ def benchmarks(inventory, agreement, audit, scores, depth) -> None:
     )
     print_table("score-nli on the shipped predictions: accuracy beside every baseline", scores)
     print_table("score-nli per proof depth, beside the majority baseline of each depth", depth)
+
+
+def programs(frames: dict, checker) -> None:
+    print_table(
+        "LLM-written logic programs (Logic-LM's format), both semantics", frames["programs"]
+    )
+    causes = frames["program_causes"]
+    print_table("the cause of each wrong answer", causes[causes["n"] > 0])
+    print(
+        f"  {len(frames['program_disagreements'])} items answered differently by the two semantics"
+    )
+    print_table("step checker vs PrOntoQA's conventions, per corruption kind", checker)

@@ -25,6 +25,13 @@ REFERENCE_FILES = (
     ("folio", f"{BENCHMARKS_DIR}/folio/folio-validation.jsonl"),
 )
 LOGICBENCH_DIR = f"{BENCHMARKS_DIR}/logicbench/BQA"
+#: gpt-3.5-turbo's logic programs in Logic-LM's format (every 10th record of each dev file)
+PROGRAM_FILES = tuple(
+    f"{BENCHMARKS_DIR}/logiclm-programs/{name}_dev_gpt-3.5-turbo.json"
+    for name in ("ProofWriter", "ProntoQA", "FOLIO")
+)
+#: the gold PrOntoQA chains the step checker is compared on with PrOntoQA's own conventions
+CHECKER_GOLD = f"{BENCHMARKS_DIR}/prontoqa/dev-sample.json"
 #: seconds per z3 call of FOLIO's dual query (the `nesybench label` default)
 FOLIO_TIME_LIMIT = 10.0
 
@@ -35,6 +42,11 @@ def shipped_predictions() -> list[tuple[str, str, str, str]]:
         (name, benchmark, f"{BENCHMARKS_DIR}/{gold}", f"{BENCHMARKS_DIR}/{preds}")
         for name, (benchmark, gold, preds) in sorted(SHIPPED.items())
     ]
+
+
+def program_inputs() -> list[str]:
+    """Every vendored file the programs job reads."""
+    return sorted({*PROGRAM_FILES, CHECKER_GOLD})
 
 
 def input_files(root: str | Path = ".") -> list[str]:
