@@ -27,7 +27,13 @@ from nesybench.axes.grid import (
 )
 from nesybench.axes.lexical import SURFACE_SYNONYMS, rewrite_sentence
 from nesybench.errors import ClaimFailed, InputError
-from nesybench.reasoning.grammar import base_pred, is_negated, parse_context, split_sentences
+from nesybench.reasoning.grammar import (
+    PROOFWRITER_QUESTIONS,
+    base_pred,
+    is_negated,
+    parse_context,
+    split_sentences,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 SMALL = GridSpec(
@@ -110,13 +116,15 @@ def test_grid_negation_none_says_not_nowhere_and_negated_cells_use_every_form(sm
     for q in small_grid:
         text = q.context + " " + q.question
         if q.cell.negation == "none":
-            assert " not " not in text and q.question.startswith("Is the following statement")
+            assert " not " not in text
+            assert q.question.startswith(PROOFWRITER_QUESTIONS["closed"])
             assert q.record()["options"] == ["A) True", "B) False"]
         else:
-            assert q.question.startswith("Based on the above information")
+            assert q.question.startswith(PROOFWRITER_QUESTIONS["open"])
             assert q.record()["options"] == ["A) True", "B) False", "C) Unknown"]
             forms["fact"] += any(is_negated(f.pred) for f in q.theory.facts)
-            forms["condition"] += any(is_negated(r.body[0].atom.pred) for r in q.theory.rules)
+            # a negated condition is stated as ProofWriter states it: a negated literal
+            forms["condition"] += any(not r.body[0].positive for r in q.theory.rules)
             forms["conclusion"] += any(is_negated(r.head.pred) for r in q.theory.rules)
             forms["question"] += is_negated(q.statement.pred)
     assert all(forms[k] > 0 for k in ("fact", "condition", "conclusion", "question"))
@@ -157,10 +165,11 @@ def test_grid_distractors_share_the_proofs_vocabulary(small_grid):
     for q in small_grid:
         if q.cell.distractors == 0 or not q.proof:
             continue
-        proof_words = {base_pred(a.pred) for a in parse_context(" ".join(q.proof)).facts} | {
-            base_pred(r.head.pred) for r in parse_context(" ".join(q.proof)).rules
-        }
-        chain_rules = set(parse_context(" ".join(q.proof)).rules)
+        proof = parse_context(" ".join(q.proof), dialect="proofwriter")
+        assert proof.ok, proof.failures
+        proof_words = {base_pred(a.pred) for a in proof.facts}
+        proof_words |= {base_pred(r.head.pred) for r in proof.rules}
+        chain_rules = set(proof.rules)
         for rule in q.theory.rules:
             if rule in chain_rules:
                 continue
