@@ -24,9 +24,11 @@ from nesybench.axes.grid import (
     grid_jsonl,
     grid_question,
     grid_table,
+    records_from_table,
 )
 from nesybench.axes.lexical import SURFACE_SYNONYMS, rewrite_sentence
 from nesybench.errors import ClaimFailed, InputError
+from nesybench.io import parquet_bytes, read_parquet
 from nesybench.reasoning.grammar import (
     PROOFWRITER_QUESTIONS,
     base_pred,
@@ -205,20 +207,29 @@ def test_check_balance_refuses_an_unbalanced_cell(small_grid):
         grid_mod.check_balance(qs[:-1])
 
 
-def test_grid_record_has_proofwriters_shape(small_grid):
+def test_grid_record_has_proofwriters_shape(small_grid, tmp_path):
     line = grid_jsonl(small_grid[:1])
     record = json.loads(line)
     assert list(record) == ["id", "context", "question", "options", "answer", "cell", "proof"]
     assert list(record["cell"]) == list(AXES)
     assert record["answer"] in "AB" and line.endswith("\n")
     table = grid_table(small_grid)
-    assert table["id"].is_unique and list(table["id"]) == sorted(table["id"])
+    assert table["id"].is_unique and list(table["position"]) == list(range(len(small_grid)))
     assert set(table["label"]) == {"True", "False", "Unknown"}
+    # through Parquet and back: the same records, levels in declared order
+    data = parquet_bytes(
+        table, key=["position"], instrument="axes", stage="generate", params_hash=""
+    )
+    (tmp_path / "grid.parquet").write_bytes(data)
+    back = read_parquet(tmp_path / "grid.parquet")
+    assert records_from_table(back.sample(frac=1, random_state=0)) == [
+        q.record() for q in small_grid
+    ]
 
 
 def test_default_grid_equals_params_yaml():
     axes = yaml.safe_load((REPO / "params.yaml").read_text())["axes"]
-    assert axes["seed"] == DEFAULT_SEED
+    assert DEFAULT_SEED == 0  # the first seed of every sweep
     assert axes["grid"]["levels"] == DEFAULT_LEVELS
     assert axes["grid"]["per_cell"] == DEFAULT_PER_CELL
     assert GridSpec() == GridSpec.from_params(axes["grid"])

@@ -96,9 +96,9 @@ OPEN_LABELS = ("True", "False", "Unknown")
 LETTERS = "ABC"
 #: the largest grid :func:`generate_grid` accepts (questions)
 MAX_QUESTIONS = 1_000_000
-#: the default root seed and grid (``axes.seed`` and ``axes.grid`` of the repository's
-#: params.yaml; a test keeps them equal), used by ``nesybench axes-export`` without ``--params``
-DEFAULT_SEED = 15
+#: the default seed and grid (the first seed of the pipeline's sweep and ``axes.grid`` of the
+#: repository's params.yaml; a test keeps them equal), used by ``nesybench axes-export``
+DEFAULT_SEED = 0
 DEFAULT_LEVELS = {
     "depth": [0, 1, 2, 3],
     "distractors": [0, 2, 4],
@@ -582,12 +582,14 @@ def check_balance(questions: Sequence[GridQuestion]) -> None:
 
 
 def grid_table(questions: Sequence[GridQuestion]) -> pd.DataFrame:
-    """One row per question: ``id``, the axis columns, ``label``, ``answer``, ``n_options``,
-    ``answer_depth``, ``context``, ``question``, ``proof`` (JSON list) -- sorted by ``id``."""
+    """One row per question, in generation order (``position``): ``id``, the axis columns,
+    ``index``, ``label``, ``answer``, ``n_options``, ``answer_depth`` (-1 when nothing decides
+    it), ``context``, ``question``, ``proof`` (JSON list)."""
     rows = []
-    for q in questions:
+    for position, q in enumerate(questions):
         rows.append(
             {
+                "position": position,
                 "id": q.id,
                 **q.cell.as_dict(),
                 "index": q.index,
@@ -600,7 +602,34 @@ def grid_table(questions: Sequence[GridQuestion]) -> pd.DataFrame:
                 "proof": json.dumps(list(q.proof)),
             }
         )
-    return pd.DataFrame(rows).sort_values("id", kind="mergesort").reset_index(drop=True)
+    return pd.DataFrame(rows)
+
+
+def records_from_table(table: pd.DataFrame) -> list[dict]:
+    """The export records of a :func:`grid_table` (in generation order, so every axis lists its
+    levels in declared order), with plain Python values.
+
+    >>> qs = generate_grid(GridSpec(depth=(0,), distractors=(0,), per_cell=2), seed=0)
+    >>> records_from_table(grid_table(qs)) == [q.record() for q in qs]
+    True
+    """
+    casts = {"depth": int, "distractors": int, "order": str, "negation": str}
+    casts |= {"vocabulary": int, "synonyms": float}
+    records = []
+    for row in table.sort_values("position", kind="mergesort").itertuples(index=False):
+        cell = {axis: casts[axis](getattr(row, axis)) for axis in AXES}
+        records.append(
+            {
+                "id": str(row.id),
+                "context": str(row.context),
+                "question": str(row.question),
+                "options": options_of(labels_of(cell["negation"])),
+                "answer": str(row.answer),
+                "cell": cell,
+                "proof": json.loads(row.proof),
+            }
+        )
+    return records
 
 
 def grid_jsonl(questions: Iterable[GridQuestion]) -> str:
