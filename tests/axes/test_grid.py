@@ -16,8 +16,6 @@ from nesybench.axes.grid import (
     DEFAULT_LEVELS,
     DEFAULT_PER_CELL,
     DEFAULT_SEED,
-    FULL_LEVELS,
-    FULL_PER_CELL,
     Cell,
     GridSpec,
     generate_grid,
@@ -233,12 +231,6 @@ def test_default_grid_equals_params_yaml():
     assert axes["grid"]["levels"] == DEFAULT_LEVELS
     assert axes["grid"]["per_cell"] == DEFAULT_PER_CELL
     assert GridSpec() == GridSpec.from_params(axes["grid"])
-
-
-def test_full_profile_is_a_valid_grid_of_about_100000_questions():
-    spec = GridSpec.from_params({"levels": FULL_LEVELS, "per_cell": FULL_PER_CELL})
-    assert len(spec.cells()) == 7 * 5 * 2 * 2 * 3 * 4
-    assert spec.n_questions == 1680 * 60
 
 
 @pytest.mark.parametrize(

@@ -108,18 +108,6 @@ DEFAULT_LEVELS = {
     "synonyms": [0.0, 0.1],
 }
 DEFAULT_PER_CELL = 6
-#: a grid for a full run (about 100,000 questions; tens of minutes to generate): deeper chains,
-#: more distractor and surface levels, 60 questions per cell (Wilson half-width about 0.12 per
-#: cell, under 0.02 per level)
-FULL_LEVELS = {
-    "depth": [0, 1, 2, 3, 4, 5, 6],
-    "distractors": [0, 1, 2, 4, 8],
-    "order": ["canonical", "shuffled"],
-    "negation": ["none", "negated"],
-    "vocabulary": [16, 32, 64],
-    "synonyms": [0.0, 0.05, 0.1, 0.2],
-}
-FULL_PER_CELL = 60
 
 
 def labels_of(negation: str) -> tuple[str, ...]:
