@@ -46,12 +46,13 @@ def test_profile_wide_keeps_declared_axis_and_level_order():
     rows = [
         {"system": s, "axis": axis, "order": i, "level": level, "mean": m}
         for s, m in (("soft_reasoner", 0.5), ("pipeline", 1.0))
-        for axis, levels in (("vocabulary", ["8", "32"]), ("depth", ["0", "10", "2"]))
+        for axis, levels in (("vocabulary", ["8", "32"]), ("depth", ["0", "10", "2"]), ("x", ["a"]))
         for i, level in enumerate(levels)
     ]
     wide = profile_wide(pd.DataFrame(rows))
-    assert wide["axis"].tolist() == ["vocabulary"] * 2 + ["depth"] * 3
-    assert wide["level"].tolist() == ["8", "32", "0", "10", "2"]
+    # the grid's axes in their declared order (depth first), then any other axis
+    assert wide["axis"].tolist() == ["depth"] * 3 + ["vocabulary"] * 2 + ["x"]
+    assert wide["level"].tolist() == ["0", "10", "2", "8", "32", "a"]
     assert list(wide.columns) == ["axis", "level", "soft_reasoner", "pipeline"]
 
 

@@ -65,7 +65,7 @@ from .summaries import (
 )
 
 #: the metric whose distribution picks the exhibit seed (by the rule ``axes.exhibit``)
-EXHIBIT_METRIC = "soft_depth_drop"
+EXHIBIT_METRIC = "coverage_repaired"
 
 
 def check_params(params: dict) -> None:

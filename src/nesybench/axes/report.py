@@ -13,6 +13,7 @@ import pandas as pd
 
 from ..report.blocks import Block, Figure, Heading, Paragraph, Table
 from ..sweep import describe_exhibit
+from .grid import AXES
 from .summaries import SYSTEM_NAMES, profile_wide
 
 AXIS_TITLES = {
@@ -29,7 +30,8 @@ def profile_figure(profile: pd.DataFrame, *, n_seeds: int):
     """Accuracy vs each axis's levels, one line per system: mean over seeds, 95% interval bars."""
     from ..report.figures import new_figure_grid
 
-    axes_names = list(dict.fromkeys(profile["axis"]))
+    present = set(profile["axis"])
+    axes_names = [a for a in AXES if a in present]
     ncols = 3
     nrows = -(-len(axes_names) // ncols)
     fig, grid = new_figure_grid(
@@ -259,7 +261,7 @@ def _exhibit_blocks(loader) -> list[Block]:
     )
     lossy = syn[syn["n_unparsed"] > 0]
     flip = {
-        "n_flipped": m["score.flip_n"],
+        "n_flipped": int(m["score.flip_n"]),
         "soft_accuracy_before": m["score.flip_soft_accuracy_before"],
         "soft_accuracy_after": m["score.flip_soft_accuracy_after"],
         "prover_accuracy_after": m["score.flip_prover_accuracy_after"],
@@ -361,7 +363,7 @@ def section(loader) -> list[Block]:
     claims = loader.table("score", "claims")
     n_seeds = int(dist["n_seeds"].max())
     return [
-        Heading("Difficulty axes: a depth bank, a difficulty grid, seven gadgets", level=2),
+        Heading("Over seeds: distributions and the chapter's claims", level=3),
         *_sweep_blocks(dist, claims, n_seeds),
         *_grid_blocks(loader, n_seeds),
         *_bank_blocks(loader, n_seeds),

@@ -25,6 +25,7 @@ from ..sweep import Metric, bootstrap_mean_interval
 from . import design as design_mod
 from . import mixture as mixture_mod
 from .bank import LAYERS, MAX_LAYER
+from .grid import AXES
 from .lexical import REPAIRABLE, SYNONYMS
 
 SYSTEM_NAMES = {
@@ -457,7 +458,8 @@ def per_depth_plot(per_depth: pd.DataFrame) -> pd.DataFrame:
 def profile_wide(profile: pd.DataFrame, *, names: Mapping[str, str] | None = None) -> pd.DataFrame:
     """The profiles over seeds as one row per (axis, level) and one mean-accuracy column per
     system, axes and levels in declared order (``names`` renames the systems)."""
-    rank = {axis: i for i, axis in enumerate(dict.fromkeys(profile["axis"]))}
+    seen = [a for a in dict.fromkeys(profile["axis"]) if a not in AXES]
+    rank = {axis: i for i, axis in enumerate([*AXES, *seen])}
     wide = profile.pivot(index=["axis", "order", "level"], columns="system", values="mean")
     wide = wide.reset_index().sort_values(
         ["axis", "order"], key=lambda c: c.map(rank) if c.name == "axis" else c
