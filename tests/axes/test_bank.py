@@ -6,7 +6,6 @@ import pandas as pd
 from nesybench.axes.bank import (
     LAYERS,
     BankConfig,
-    Theory,
     balance_table,
     build_bank,
     label_theory,
@@ -15,7 +14,7 @@ from nesybench.axes.bank import (
 from nesybench.reasoning.chainer import forward_chain
 from nesybench.reasoning.grammar import parse_sentence
 from nesybench.reasoning.prover import Prover
-from nesybench.reasoning.terms import Atom, Literal, Rule
+from nesybench.reasoning.terms import Atom, Literal, Rule, Theory
 
 
 def test_build_bank_every_depth_is_exactly_balanced(default_bank):
@@ -64,7 +63,7 @@ def test_theories_from_table_round_trip(default_bank):
     bank, questions, rebuilt = default_bank
     _, _, originals = build_bank(BankConfig(), seed=15)
     for t in originals:
-        r = rebuilt[(t.split, t.index)]
+        r = rebuilt[t.key]
         assert (r.facts, r.rules, r.entities) == (t.facts, t.rules, t.entities)
 
 
@@ -80,9 +79,6 @@ def test_sample_rule_body_comes_from_the_layer_below():
 def test_label_theory_depth_with_negated_condition():
     x = ("X",)
     t = Theory(
-        "eval",
-        0,
-        ("anne", "bruno"),
         (Atom("cited", ("anne",)), Atom("cited", ("bruno",)), Atom("funded", ("bruno",))),
         (
             Rule(
@@ -90,6 +86,8 @@ def test_label_theory_depth_with_negated_condition():
                 (Literal(Atom("cited", x)), Literal(Atom("funded", x), positive=False)),
             ),
         ),
+        entities=("anne", "bruno"),
+        key=("eval", 0),
     )
     rows = label_theory(t, np.random.default_rng(0))
     depth1 = [r for r in rows if r["depth"] == 1]

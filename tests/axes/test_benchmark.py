@@ -9,19 +9,23 @@ import pytest
 import yaml
 
 from nesybench.axes.benchmark import (
+    answers_frame,
     cell_frame,
     coefficient_frame,
+    coefficients,
+    grid_numbers,
     grid_spec,
     interaction_frame,
+    predictions_from_frame,
     profile_frame,
     run_benchmark,
     train_spec,
 )
-from nesybench.axes.grid_claims import (
+from nesybench.axes.claims import (
     check_capped_at_chance,
-    check_claims,
-    check_distractors_move_soft_not_prover,
+    check_grid,
     check_pipeline_exact,
+    check_prover_immune_to_distractors,
 )
 from nesybench.errors import ClaimFailed, InputError
 
@@ -35,7 +39,7 @@ def axes_params():
 
 @pytest.fixture(scope="module")
 def run(axes_params):
-    return run_benchmark(axes_params)
+    return run_benchmark(axes_params, seed=0)
 
 
 def test_run_benchmark_scores_three_systems_on_the_default_grid(run):
@@ -46,8 +50,17 @@ def test_run_benchmark_scores_three_systems_on_the_default_grid(run):
 
 
 def test_default_grid_claims_hold(run, axes_params):
-    numbers = check_claims(run.scores, axes_params)
-    assert numbers["soft_drop"] >= axes_params["grid"]["claims"]["soft_distractor_drop_min"]
+    check_grid(run.scores, axes_params, seed=0)
+    numbers = grid_numbers(run.scores, axes_params)
+    min_drop = axes_params["claims"]["grid_distractors_move_soft"]["min_drop"]
+    assert numbers["grid_soft_distractor_drop"] >= min_drop
+    assert (
+        numbers["grid_soft_distractor_drop"]
+        == numbers["grid_soft_clean"] - numbers["grid_soft_busy"]
+    )
+    # the capped reasoner beyond its cap: chance on a balanced cell, exactly
+    assert numbers["grid_capped_beyond_cap"] == numbers["grid_chance_beyond_cap"]
+    assert numbers["grid_pipeline_accuracy"] == numbers["grid_pipeline_coverage"]
     assert run.scores["pipeline"]["accuracy_answered"] == 1.0
     assert run.scores["pipeline"]["coverage"] < 1.0  # the surface axis costs coverage
     capped = run.scores["depth_capped"]["per_axis"]["depth"]
@@ -63,13 +76,27 @@ def test_frames_have_one_row_per_system_and_level(run):
     assert len(cell_frame(run.scores)) == 3 * 192
     co = coefficient_frame(run.scores)
     assert set(co["system"]) == {"soft_reasoner", "pipeline", "depth_capped"}
+    assert set(profile["order"]) == {0, 1, 2, 3}  # levels keep their declared position
+
+
+def test_answers_frame_round_trips_and_coefficients_refit_the_same_model(run, axes_params):
+    answers = answers_frame(run.grid, run.predictions)
+    assert len(answers) == 3 * len(run.grid)
+    assert predictions_from_frame(answers) == run.predictions
+    pipeline = answers[answers["system"] == "pipeline"]
+    assert pipeline["correct"].mean() == run.scores["pipeline"]["accuracy"]
+    point = coefficients(run.grid, run.predictions, axes_params, seed=0, resamples=0)
+    same = coefficient_frame(run.scores)
+    assert point[["system", "axis", "level"]].equals(same[["system", "axis", "level"]])
+    assert (point["coef"] - same["coef"]).abs().max() < 1e-9
+    assert point["lo"].isna().all()  # no bootstrap: point estimates only
 
 
 def test_check_pipeline_exact_fails_on_a_wrong_parsed_answer(run):
     broken = copy.deepcopy(run.scores["pipeline"])
     broken["per_cell"][0]["correct"] -= 1
-    with pytest.raises(ClaimFailed, match="exact on every question it parses"):
-        check_pipeline_exact(broken)
+    with pytest.raises(ClaimFailed, match="seed 3: the prover-backed pipeline must be exact"):
+        check_pipeline_exact(broken, seed=3)
     none = copy.deepcopy(run.scores["pipeline"])
     for cell in none["per_cell"]:
         cell["answered"] = 0
@@ -90,12 +117,10 @@ def test_check_capped_at_chance_fails_off_chance_or_inexact(run):
         check_capped_at_chance(capped, cap=5)
 
 
-def test_check_distractors_fails_when_the_soft_reasoner_does_not_move(run):
-    soft, pipe = run.scores["soft_reasoner"], run.scores["pipeline"]
-    with pytest.raises(ClaimFailed, match="distractors must move the soft reasoner"):
-        check_distractors_move_soft_not_prover(soft, pipe, max_depth=1, drop_min=0.9)
-    with pytest.raises(ClaimFailed, match="distractors must not move the prover"):
-        check_distractors_move_soft_not_prover(soft, soft, max_depth=1, drop_min=0.0)
+def test_check_prover_immune_to_distractors_fails_on_a_wrong_answer(run):
+    check_prover_immune_to_distractors(run.scores["pipeline"], seed=0)
+    with pytest.raises(ClaimFailed, match="seed 4: distractors must not move the prover"):
+        check_prover_immune_to_distractors(run.scores["soft_reasoner"], seed=4)
 
 
 def test_grid_spec_refuses_a_cap_with_nothing_beyond(axes_params):

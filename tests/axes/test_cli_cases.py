@@ -156,10 +156,29 @@ EXPORT_CASES = [
         out="g.jsonl",
     ),
     Case(
-        "export-params-string-seed",
+        "export-params-string-n-seeds",
         ["axes-export", "--out", "g.jsonl", "--params", "params.yaml"],
-        err=r"axes.seed must be of type integer",
-        files=_params(_set(["seed"], "15")),
+        err=r"axes.n_seeds must be of type integer",
+        files=_params(_set(["n_seeds"], "5")),
+        out="g.jsonl",
+    ),
+    Case(
+        "export-params-old-seed-key",
+        ["axes-export", "--out", "g.jsonl", "--params", "params.yaml"],
+        err=r"axes has unknown key seed",
+        files=_params(_set(["seed"], 15)),
+        out="g.jsonl",
+    ),
+    Case(
+        "export-seed-not-a-number",
+        ["axes-export", "--out", "g.jsonl", "--seed", "first"],
+        err=r"--seed",
+        out="g.jsonl",
+    ),
+    Case(
+        "export-seed-negative",
+        ["axes-export", "--out", "g.jsonl", "--seed", "-1"],
+        err=r"--seed",
         out="g.jsonl",
     ),
     Case(
@@ -167,6 +186,13 @@ EXPORT_CASES = [
         ["axes-export", "--out", "g.jsonl", "--params", "params.yaml"],
         exit=0,
         stdout=r"wrote 48 questions to g.jsonl \(8 cells x 6 per cell",
+        files=_params(_tiny),
+    ),
+    Case(
+        "export-tiny-grid-seed-7",
+        ["axes-export", "--out", "g.jsonl", "--params", "params.yaml", "--seed", "7"],
+        exit=0,
+        stdout=r"wrote 48 questions to g.jsonl \(8 cells x 6 per cell; params.yaml, seed 7",
         files=_params(_tiny),
     ),
 ]

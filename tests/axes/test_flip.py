@@ -2,9 +2,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from nesybench.axes.bank import Theory
 from nesybench.axes.flip import flip_one_condition, flip_probe, flip_summary
-from nesybench.reasoning.terms import Atom, Literal, Rule
+from nesybench.reasoning.terms import Atom, Literal, Rule, Theory
 
 
 def test_flip_one_condition_negates_the_extra_literal_only():
@@ -16,13 +15,13 @@ def test_flip_one_condition_negates_the_extra_literal_only():
             (Literal(Atom("productive", x)), Literal(Atom("funded", x), positive=False)),
         ),
     )
-    t = Theory("eval", 0, ("anne",), (), rules)
+    t = Theory((), rules, entities=("anne",), key=("eval", 0))
     edited, index = flip_one_condition(t, np.random.default_rng(0))
     assert index == 1
     assert edited.rules[0] == rules[0]
     assert edited.rules[1].body == (rules[1].body[0], Literal(Atom("funded", x), positive=True))
     unchanged, none = flip_one_condition(
-        Theory("eval", 1, ("anne",), (), rules[:1]), np.random.default_rng(0)
+        Theory((), rules[:1], entities=("anne",), key=("eval", 1)), np.random.default_rng(0)
     )
     assert none is None and unchanged.rules == rules[:1]
 

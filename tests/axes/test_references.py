@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from nesybench.axes.bank import Theory
 from nesybench.axes.grid import Cell, GridSpec, generate_grid, grid_question
 from nesybench.axes.lexical import surface_lexicon
 from nesybench.axes.references import (
@@ -17,7 +16,8 @@ from nesybench.axes.references import (
     soft_features,
 )
 from nesybench.axes.soft_reasoner import local_features
-from nesybench.reasoning.terms import Atom, Literal, Rule
+from nesybench.reasoning.grammar import PROOFWRITER_QUESTIONS
+from nesybench.reasoning.terms import Atom, Literal, Rule, Theory
 
 X = ("X",)
 OPEN = ["A) True", "B) False", "C) Unknown"]
@@ -28,8 +28,8 @@ def _record(context, question, options=OPEN, qid="q"):
     return {"id": qid, "context": context, "question": question, "options": options}
 
 
-OWA = "Based on the above information, is the following statement true, false, or unknown?"
-CWA = "Is the following statement true or false?"
+OWA = PROOFWRITER_QUESTIONS["open"]
+CWA = PROOFWRITER_QUESTIONS["closed"]
 
 
 @pytest.fixture(scope="module")
@@ -57,14 +57,16 @@ def test_pipeline_answer_reads_proofwriter_sentences_open_world():
     assert pipeline_answer(_record(context, f"{OWA} Bob is cited.")) == "False"
     assert pipeline_answer(_record(context, f"{OWA} Bob is not cited.")) == "True"
     assert pipeline_answer(_record(context, f"{OWA} Anne is kind.")) == "Unknown"
-    assert pipeline_answer(_record(context, f"{CWA} Anne is kind.", CLOSED)) == "False"
+    # a two-option record is read in the closed world: 'not cited' holds of Anne by failure
+    assert pipeline_answer(_record(context, f"{CWA} Anne is kind.", CLOSED)) == "True"
+    assert pipeline_answer(_record(context, f"{CWA} Bob is cited.", CLOSED)) == "False"
 
 
 def test_pipeline_answer_abstains_outside_its_grammar_and_vocabulary():
     # "big" is not in the vocabulary; "referenced" is a synonym the repair lexicon does not know
     assert pipeline_answer(_record("Bob is big.", f"{OWA} Bob is big.")) is None
     assert pipeline_answer(_record("Bob is referenced.", f"{OWA} Bob is cited.")) is None
-    assert pipeline_answer(_record("All funded things are kind.", f"{OWA} Bob is kind.")) is None
+    assert pipeline_answer(_record("Funded people tend to be kind.", f"{OWA} Bob is kind.")) is None
     # "sponsored" is repaired to "funded"
     record = _record(
         "Bob is sponsored. If something is funded then it is kind.", f"{OWA} Bob is kind."
@@ -93,11 +95,9 @@ def test_read_record_returns_the_theory_and_statement():
 
 def test_local_features_without_binding_match_words_not_people():
     theory = Theory(
-        "t",
-        0,
-        ("anne", "bob"),
         (Atom("funded", ("bob",)),),
         (Rule(Atom("kind", X), (Literal(Atom("funded", X)),)),),
+        entities=("anne", "bob"),
     )
     bound = local_features(theory, "kind", "anne", False)
     blind = local_features(theory, "kind", "anne", False, bind_entity=False)

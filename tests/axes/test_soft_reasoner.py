@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from nesybench.axes.bank import Theory
 from nesybench.axes.soft_reasoner import (
     FEATURES,
     SoftReasoner,
@@ -10,7 +9,7 @@ from nesybench.axes.soft_reasoner import (
     feature_matrix,
     local_features,
 )
-from nesybench.reasoning.terms import Atom, Literal, Rule
+from nesybench.reasoning.terms import Atom, Literal, Rule, Theory
 
 
 def test_soft_reasoner_collapses_with_depth(default_bank, fitted_reasoner):
@@ -28,9 +27,6 @@ def test_soft_reasoner_collapses_with_depth(default_bank, fitted_reasoner):
 def test_local_features_ignore_negated_conditions():
     x = ("X",)
     t = Theory(
-        "eval",
-        0,
-        ("anne",),
         (Atom("cited", ("anne",)), Atom("funded", ("anne",))),
         (
             Rule(
@@ -38,6 +34,7 @@ def test_local_features_ignore_negated_conditions():
                 (Literal(Atom("cited", x)), Literal(Atom("funded", x), positive=False)),
             ),
         ),
+        entities=("anne",),
     )
     f = local_features(t, "productive", "anne", True)
     # one_step fires although the negated condition fails: the reasoner looks one step and no

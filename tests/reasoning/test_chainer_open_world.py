@@ -6,7 +6,8 @@ from hypothesis import strategies as st
 
 from nesybench.errors import UserError
 from nesybench.reasoning.chainer import forward_chain
-from nesybench.reasoning.terms import Atom, Literal, Rule
+from nesybench.reasoning.grammar import parse_context
+from nesybench.reasoning.terms import Atom, Literal, Rule, open_world_rule
 
 X = ("X",)
 
@@ -120,3 +121,57 @@ def test_open_world_naive_and_semi_naive_agree_and_proofs_match_depths(program):
         for step in proof.steps():
             assert set(step.premises) <= seen
             seen.add(step.fact)
+
+
+# ---------------------------------------------------------------- ProofWriter text, open world
+def _pw_theory(text):
+    theory = parse_context(text, dialect="proofwriter")
+    assert theory.ok, theory.failures
+    return theory.facts, theory.rules
+
+
+def test_open_world_labels_of_a_proofwriter_theory_read_three_ways():
+    facts, rules = _pw_theory(
+        "Bob is big. Anne is not big. If something is big then it is not red. "
+        "If something is not red then it is kind. If something is not big then it is red."
+    )
+    c = forward_chain(facts, rules, world="open")
+    bob, anne, carl = ("bob",), ("anne",), ("carl",)
+    assert c.label(Atom("kind", bob)) == "True"
+    assert c.label(Atom("red", bob)) == "False"
+    assert c.label(Atom("not_red", bob)) == "True"
+    assert c.label(Atom("red", anne)) == "True"
+    assert c.label(Atom("kind", anne)) == "Unknown"
+    assert c.label(Atom("big", carl)) == "Unknown"
+    assert c.depth(Atom("kind", bob)) == 2 and c.depth(Atom("not_red", bob)) == 1
+    assert c.conflicts == []
+
+
+def test_open_world_flags_a_contradiction_of_a_proofwriter_theory():
+    facts, rules = _pw_theory("Bob is big. Bob is not red. If something is big then it is red.")
+    c = forward_chain(facts, rules, world="open")
+    assert c.conflicts == [Atom("red", ("bob",))]
+    assert c.label(Atom("red", ("bob",))) == "Inconsistent"
+
+
+def test_open_world_false_needs_an_explicit_negative():
+    facts, rules = _pw_theory("Bob is big. If something is big then it is kind.")
+    c = forward_chain(facts, rules, world="open")
+    assert c.label(Atom("kind", ("bob",))) == "True"
+    # nothing negative is derived, so no statement is False: the closed-world False is Unknown
+    assert c.label(Atom("kind", ("anne",))) == "Unknown"
+    assert not forward_chain(facts, rules).holds(Atom("kind", ("anne",)))
+
+
+def test_open_world_rule_is_the_chainers_reading_of_negated_conditions():
+    # forward chaining the rewritten rules in the closed world gives the open-world model
+    facts, rules = _pw_theory(
+        "Bob is big. Bob is not red. Anne is big. If something is big and not red then it is kind."
+    )
+    assert any(not lit.positive for r in rules for lit in r.body)
+    rewritten = [open_world_rule(r) for r in rules]
+    assert all(lit.positive for r in rewritten for lit in r.body)
+    open_ = forward_chain(facts, rules, world="open")
+    assert forward_chain(facts, rewritten).atoms == open_.atoms
+    assert open_.label(Atom("kind", ("bob",))) == "True"
+    assert open_.label(Atom("kind", ("anne",))) == "Unknown"

@@ -1,19 +1,26 @@
 """The grammar's ProofWriter dialect: every template, hand-made sentences, round trips."""
 
+import json
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nesybench.reasoning.grammar import (
+    PROOFWRITER_QUESTIONS,
     base_form,
     parse_context,
     parse_sentence,
     render_proofwriter,
+    render_proofwriter_question,
+    split_sentences,
     third_person,
 )
 from nesybench.reasoning.terms import Atom, Literal, Rule
 
 X = ("X",)
+SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 
 
 def pw(text):
@@ -219,3 +226,45 @@ def test_arbitrary_text_never_raises(text):
 def test_template_words_in_any_order_never_raise(words):
     res = pw(" ".join(words) + ".")
     assert res.kind in ("fact", "rule", "question", "failure")
+
+
+# ---------------------------------------------------------------- questions
+@pytest.mark.parametrize("world", ["closed", "open"])
+@pytest.mark.parametrize("atom", [Atom("kind", ("anne",)), Atom("not_chases", ("the_cat", "bob"))])
+def test_render_proofwriter_question_round_trips(world, atom):
+    text = render_proofwriter_question(atom, world=world)
+    res = pw(text)
+    assert res.kind == "question" and res.atom == atom
+    assert res.style == PROOFWRITER_QUESTIONS[world]
+    assert text.endswith(
+        ("true or false? ", "or unknown? ")[world == "open"] + render_proofwriter(atom)
+    )
+
+
+def test_render_proofwriter_question_rejects_an_unknown_world():
+    with pytest.raises(ValueError, match="world must be one of"):
+        render_proofwriter_question(Atom("kind", ("anne",)), world="half-open")
+
+
+def test_property_rules_with_negated_conditions_read_as_negated_literals():
+    # the open-world reading (explicit negative atoms) is the chainer's, not the grammar's
+    res = pw("If something is not big then it is not furry.")
+    assert res.rule == Rule(Atom("not_furry", X), (Literal(Atom("big", X), positive=False),))
+    assert render_proofwriter(res.rule) == "If something is not big then it is not furry."
+
+
+@pytest.mark.skipif(
+    not (SHARED / "external" / "proofwriter" / "dev.json").exists(),
+    reason="../shared/external not present",
+)
+def test_parse_sentence_reads_proofwriters_questions_and_property_conditionals():
+    """Every question and every property conditional of ProofWriter's shipped file."""
+    import re
+
+    records = json.loads((SHARED / "external" / "proofwriter" / "dev.json").read_text())
+    prop = r"(not )?[a-z]+"
+    conditional = re.compile(rf"^If something is {prop}( and {prop})* then it is {prop}\.$")
+    rules = [s for r in records for s in split_sentences(r["context"]) if conditional.match(s)]
+    assert records and rules
+    assert all(pw(r["question"]).kind == "question" for r in records)
+    assert all(pw(s).kind == "rule" for s in rules)

@@ -1,7 +1,15 @@
 """The shared plain data: the one substitution, reified negation, the one Theory."""
 
 from nesybench.reasoning import chainer, prover
-from nesybench.reasoning.terms import Atom, Theory, complement, substitute
+from nesybench.reasoning.terms import (
+    Atom,
+    Literal,
+    Rule,
+    Theory,
+    complement,
+    open_world_rule,
+    substitute,
+)
 
 
 def test_substitute_follows_variable_chains_and_keeps_constants():
@@ -32,3 +40,17 @@ def test_grammar_theory_is_the_terms_theory():
     from nesybench.reasoning import grammar
 
     assert grammar.Theory is Theory
+
+
+def test_open_world_rule_reads_negated_conditions_as_explicit_negatives():
+    x = ("X",)
+    stated = Rule(
+        Atom("not_kind", x), (Literal(Atom("big", x)), Literal(Atom("red", x), positive=False))
+    )
+    read = open_world_rule(stated)
+    assert read == Rule(Atom("not_kind", x), (Literal(Atom("big", x)), Literal(Atom("not_red", x))))
+    assert open_world_rule(read) is read  # already positive: returned as is
+
+
+def test_open_world_rule_is_the_chainers():
+    assert chainer.open_world_rule is open_world_rule

@@ -1,30 +1,37 @@
 # axes: difficulty as controlled knobs (spec ch15)
-#   generate  RuleTaker-lite depth bank: layered theories, balanced questions (asserted 50/50 per
-#             depth, "not" uninformative), depth by the forward chainer, labels re-derived by the
-#             prover; lexical rewrites (5-entry synonym table, p = 0.35)
-#   count     realized depth mix pi_d; design arithmetic (15 / 2,187 / 385 / 841,995)
-#   train     soft reasoner: logistic regression on local features, depths 0-1 only
-#   score     per-depth factorization (coverage x acc-on-parsed vs soft reasoner), synonym x depth,
-#             flip probe, mixture ties, the seven pinned gadgets; every claim asserted
+# One job per seed for everything sampled; the aggregate summarises the sweep.
+#   generate  seed       RuleTaker-lite depth bank (balanced 50/50 per depth, "not" uninformative,
+#                        labels re-derived by the prover) with lexical rewrites; the difficulty
+#                        grid (depth, distractors, order, negation, vocabulary, synonyms) and its
+#                        training grid, every label re-derived from the rendered text
+#   count                realized depth mix pi_d of every seed's bank; design arithmetic
+#   train     seed       soft reasoner on the bank's depths 0-1, and on the training grid
+#   score     seed       bank: per-depth factorization beside the soft reasoner, synonym x depth,
+#                        flip probe, mixture ties; grid: three reference systems' profiles;
+#                        structural claims asserted on the seed
+#   score     gadgets    the seven pinned gadgets (the seeded semantics draw on every seed)
+#   score     aggregate  distributions, claim rates, exhibit seed, profiles over seeds
 
 
-rule axes_generate:
-    """axes: depth-stratified, label-balanced question bank with lexical rewrites."""
+rule axes_generate_seed:
+    """axes: one seed's depth bank with lexical rewrites, and its two difficulty grids."""
     input:
         code=code("generate", "axes"),
     output:
-        **stage_outputs("axes", "generate"),
+        **stage_outputs("axes", "generate", "seed"),
+    wildcard_constraints:
+        seed=SEED_PATTERN,
     params:
-        section=section("axes"),
+        section=job_section("axes", "generate", "seed"),
     shell:
-        "python stages/generate.py axes"
+        "python stages/generate.py axes seed --arg seed={wildcards.seed}"
 
 
 rule axes_count:
-    """axes: realized depth mix of each split; factorial design arithmetic."""
+    """axes: realized depth mix of every seed's bank; factorial design arithmetic."""
     input:
-        questions=rules.axes_generate.output.questions,
         code=code("count", "axes"),
+        questions=instances("axes", "generate", "seed", "questions"),
     output:
         **stage_outputs("axes", "count"),
     params:
@@ -33,44 +40,89 @@ rule axes_count:
         "python stages/count.py axes"
 
 
-rule axes_train:
-    """axes: soft reasoner (bag of local features) trained on depths 0-1."""
+rule axes_train_seed:
+    """axes: one seed's soft reasoners (bank depths 0-1; the training grid)."""
     input:
-        bank=rules.axes_generate.output.bank,
-        questions=rules.axes_generate.output.questions,
         code=code("train", "axes"),
+        bank=rules.axes_generate_seed.output.bank,
+        questions=rules.axes_generate_seed.output.questions,
+        grid_train=rules.axes_generate_seed.output.grid_train,
     output:
-        **stage_outputs("axes", "train"),
+        **stage_outputs("axes", "train", "seed"),
+    wildcard_constraints:
+        seed=SEED_PATTERN,
     params:
-        section=section("axes"),
+        section=job_section("axes", "train", "seed"),
     shell:
-        "python stages/train.py axes"
+        "python stages/train.py axes seed --arg seed={wildcards.seed}"
 
 
-rule axes_score:
-    """axes: per-depth factorization, synonym x depth, flip probe, mixture ties, seven gadgets."""
+rule axes_score_seed:
+    """axes: one seed's bank tables (per depth, synonyms, flip, mixture) and grid profiles."""
     input:
-        bank=rules.axes_generate.output.bank,
-        questions=rules.axes_generate.output.questions,
-        depth_mix=rules.axes_count.output.depth_mix,
-        soft_reasoner=rules.axes_train.output.soft_reasoner,
+        code=code("score", "axes"),
+        bank=rules.axes_generate_seed.output.bank,
+        questions=rules.axes_generate_seed.output.questions,
+        grid=rules.axes_generate_seed.output.grid,
+        soft_reasoner=rules.axes_train_seed.output.soft_reasoner,
+        grid_soft_reasoner=rules.axes_train_seed.output.grid_soft_reasoner,
+    output:
+        **stage_outputs("axes", "score", "seed"),
+    wildcard_constraints:
+        seed=SEED_PATTERN,
+    params:
+        section=job_section("axes", "score", "seed"),
+    shell:
+        "python stages/score.py axes seed --arg seed={wildcards.seed}"
+
+
+rule axes_score_gadgets:
+    """axes: the seven gadgets, completeness pinned in each."""
+    input:
         code=code("score", "axes"),
     output:
-        **stage_outputs("axes", "score"),
+        **stage_outputs("axes", "score", "gadgets"),
     params:
         section=section("axes"),
     shell:
-        "python stages/score.py axes"
+        "python stages/score.py axes gadgets"
+
+
+rule axes_score_aggregate:
+    """axes: distributions and claim rates over seeds; the exhibit seed; profiles over seeds."""
+    input:
+        code=code("score", "axes"),
+        summaries=instances("axes", "score", "seed", "summary"),
+        per_depth=instances("axes", "score", "seed", "per_depth"),
+        profiles=instances("axes", "score", "seed", "grid_profile"),
+        interactions=instances("axes", "score", "seed", "grid_interaction"),
+        answers=instances("axes", "score", "seed", "grid_answers"),
+        grids=instances("axes", "generate", "seed", "grid"),
+    output:
+        **stage_outputs("axes", "score", "aggregate"),
+    params:
+        section=section("axes"),
+    shell:
+        "python stages/score.py axes aggregate"
 
 
 REPORT_INPUTS["axes"] = all_artifacts("axes")
 
-PLOTS[rules.axes_score.output.plot_per_depth] = {
+PLOTS[rules.axes_score_aggregate.output.plot_per_depth] = {
     "id": "axes-per_depth",
     "x": "depth",
     "y": ["soft_reasoner", "overall", "coverage_strict", "coverage", "acc_on_parsed"],
     "template": "linear",
-    "title": "axes: per-depth accuracy of the soft reasoner and the translate-then-prove pipeline",
+    "title": "axes: per-depth accuracy, mean over seeds (soft reasoner, translate-then-prove)",
     "x_label": "proof depth",
     "y_label": "accuracy / coverage",
+}
+PLOTS[rules.axes_score_aggregate.output.plot_profile] = {
+    "id": "axes-profile",
+    "x": "level",
+    "y": "accuracy",
+    "template": "scatter",
+    "title": "axes: grid degradation profiles, mean accuracy over seeds per axis level and system",
+    "x_label": "axis level",
+    "y_label": "accuracy",
 }

@@ -1,17 +1,56 @@
-"""The jobs of the axes instrument and the artifacts each writes (see nesybench.artifacts)."""
+"""The axes instrument's jobs and the artifacts each writes (see nesybench.artifacts).
 
-from ..artifacts import Job, Registry
+Everything sampled (the depth bank, the grid, both soft reasoners, the flip probe's edits)
+is computed once per seed (``seed-<s>/`` folders); ``score gadgets`` runs the seven gadgets
+(unseeded, but for one seeded draw checked on every seed) and ``score aggregate``
+summarises the sweep.
+"""
+
+from ..artifacts import SEED, Job, Registry
 
 ARTIFACTS = Registry(
     "axes",
     [
-        Job("generate", tables=("bank", "questions")),
+        Job(
+            "generate",
+            "seed",
+            tables=("bank", "questions", "grid", "grid_train"),
+            wildcards=(SEED,),
+        ),
         Job("count", tables=("depth_mix", "design")),
-        Job("train", tables=("soft_reasoner",)),
+        Job("train", "seed", tables=("soft_reasoner", "grid_soft_reasoner"), wildcards=(SEED,)),
         Job(
             "score",
-            tables=("per_depth", "synonym_depth", "flip", "mixture", "gadgets"),
-            plots=("per_depth",),
+            "seed",
+            tables=(
+                "per_depth",
+                "synonym_depth",
+                "flip",
+                "mixture",
+                "grid_answers",
+                "grid_profile",
+                "grid_interaction",
+                "grid_cells",
+                "summary",
+            ),
+            wildcards=(SEED,),
+        ),
+        Job("score", "gadgets", tables=("gadgets", "gadget_query_joins", "gadget_scale")),
+        Job(
+            "score",
+            "aggregate",
+            tables=(
+                "summaries",
+                "distribution",
+                "claims",
+                "exhibit",
+                "per_depth_over_seeds",
+                "profile_over_seeds",
+                "interaction_over_seeds",
+                "coefficients_over_seeds",
+                "exhibit_coefficients",
+            ),
+            plots=("per_depth", "profile"),
         ),
     ],
 )

@@ -24,7 +24,7 @@ from ..errors import check_claim
 from ..reasoning.chainer import forward_chain
 from ..reasoning.grammar import render_question
 from ..reasoning.prover import Prover
-from ..reasoning.terms import Atom, Literal, Rule
+from ..reasoning.terms import Atom, Literal, Rule, Theory
 from ..seeds import child_rng
 
 VARIABLE = "X"
@@ -92,17 +92,6 @@ class BankConfig:
     negate_prob: float = 0.5
 
 
-@dataclass(frozen=True)
-class Theory:
-    """One generated theory: entities, stated facts and layered rules."""
-
-    split: str
-    index: int
-    entities: tuple[str, ...]
-    facts: tuple[Atom, ...]
-    rules: tuple[Rule, ...]
-
-
 def layer_of(pred: str) -> int:
     return LAYERS[pred]
 
@@ -126,7 +115,7 @@ def sample_rule(
 
 def sample_theory(split: str, index: int, rng: np.random.Generator, config: BankConfig) -> Theory:
     """A theory with ``n_entities`` people, stated layer-0 facts and ``rules_per_head`` rules per
-    head."""
+    head, keyed ``(split, index)``."""
     picks = rng.choice(len(NAMES), size=config.n_entities, replace=False)
     entities = tuple(sorted(NAMES[int(i)] for i in picks))
     facts = tuple(
@@ -138,7 +127,7 @@ def sample_theory(split: str, index: int, rng: np.random.Generator, config: Bank
         if layer > 0
         for _ in range(config.rules_per_head)
     )
-    return Theory(split, index, entities, facts, rules)
+    return Theory(facts, rules, entities=entities, key=(split, index))
 
 
 def theory_rng(seed: int, split: str, index: int) -> np.random.Generator:
@@ -168,6 +157,7 @@ def label_theory(theory: Theory, rng: np.random.Generator) -> list[dict]:
     """
     closure = forward_chain(theory.facts, theory.rules)
     prover = Prover(theory.facts, theory.rules)
+    split, index = theory.key
     rows = []
     for layer in range(MAX_LAYER + 1):
         atoms = [
@@ -178,18 +168,17 @@ def label_theory(theory: Theory, rng: np.random.Generator) -> list[dict]:
         for a in derivable:
             check_claim(
                 closure.depth(a) == layer,
-                f"theory {theory.split}/{theory.index}: depth of {a} must be its layer {layer}, "
+                f"theory {split}/{index}: depth of {a} must be its layer {layer}, "
                 f"got {closure.depth(a)}",
             )
             check_claim(
                 prover.prove(a) is not None,
-                f"theory {theory.split}/{theory.index}: the backward prover must re-derive {a}",
+                f"theory {split}/{index}: the backward prover must re-derive {a}",
             )
         for a in underivable:
             check_claim(
                 prover.prove(a) is None,
-                f"theory {theory.split}/{theory.index}: the prover proves {a}, which the chainer "
-                "does not derive",
+                f"theory {split}/{index}: the prover proves {a}, which the chainer does not derive",
             )
         n_pairs = min(len(derivable), len(underivable))
         if n_pairs == 0:
@@ -201,8 +190,8 @@ def label_theory(theory: Theory, rng: np.random.Generator) -> list[dict]:
                 for negated in (False, True):
                     rows.append(
                         {
-                            "split": theory.split,
-                            "theory": theory.index,
+                            "split": split,
+                            "theory": index,
                             "layer": layer,
                             "depth": layer,
                             "pair": pair,
@@ -232,11 +221,12 @@ def build_bank(config: BankConfig, *, seed: int) -> tuple[pd.DataFrame, pd.DataF
     theories = generate_theories(config, seed=seed)
     bank_rows, question_rows = [], []
     for t in theories:
+        split, index = t.key
         for item, fact in enumerate(t.facts):
             bank_rows.append(
                 {
-                    "split": t.split,
-                    "theory": t.index,
+                    "split": split,
+                    "theory": index,
                     "item": item,
                     "kind": "fact",
                     "head": fact.pred,
@@ -250,8 +240,8 @@ def build_bank(config: BankConfig, *, seed: int) -> tuple[pd.DataFrame, pd.DataF
             extra = rule.body[1] if len(rule.body) > 1 else None
             bank_rows.append(
                 {
-                    "split": t.split,
-                    "theory": t.index,
+                    "split": split,
+                    "theory": index,
                     "item": item,
                     "kind": "rule",
                     "head": rule.head.pred,
@@ -261,7 +251,7 @@ def build_bank(config: BankConfig, *, seed: int) -> tuple[pd.DataFrame, pd.DataF
                     "extra_positive": bool(extra.positive) if extra else True,
                 }
             )
-        question_rows += label_theory(t, child_rng(seed, "label", t.split, t.index))
+        question_rows += label_theory(t, child_rng(seed, "label", split, index))
     bank = pd.DataFrame(bank_rows)
     questions = pd.DataFrame(question_rows)
     questions["text"] = [
@@ -302,7 +292,7 @@ def theories_from_table(
             rules.append(Rule(Atom(r.head, x), tuple(body)))
         key = (str(split), int(index))
         ents = entities.get(key, tuple(sorted({f.args[0] for f in facts})))
-        out[key] = Theory(str(split), int(index), ents, facts, tuple(rules))
+        out[key] = Theory(facts, tuple(rules), entities=ents, key=key)
     # theories without any fact still have rules in the bank; entities come from questions
     return out
 

@@ -123,9 +123,10 @@ open-world), answer (the letter), plus cell (the axis levels: depth, distractors
 negation, vocabulary, synonyms) and proof (the gold derivation as sentences, [] without one).
 Feed context + question to your model; score its answers with `nesybench axes-score`.
 
-The grid comes from --params (its axes.seed and axes.grid, validated against the schema
-beside it) or, without it, from the built-in default (the repository's params.yaml). The
-same params give the same bytes.
+The grid comes from --params (its axes.grid, validated against the schema beside it) or,
+without it, from the built-in default (the repository's params.yaml); --seed picks the
+seed (default 0, the first seed of the pipeline's sweep, whose reference systems' answers
+the pipeline scores). The same params and seed give the same bytes.
 """
 
 
@@ -140,7 +141,13 @@ def _register_export(subparsers) -> None:
     p.add_argument(
         "--params",
         metavar="PARAMS.yaml",
-        help="params file whose axes.seed and axes.grid define the grid (default: built in)",
+        help="params file whose axes.grid defines the grid (default: built in)",
+    )
+    p.add_argument(
+        "--seed",
+        default="0",
+        metavar="S",
+        help="the grid's seed (default 0: the pipeline sweep's first seed)",
     )
     p.add_argument(
         "--split",
@@ -181,16 +188,16 @@ def run_export(args: argparse.Namespace) -> int:
     from .grid import (
         DEFAULT_LEVELS,
         DEFAULT_PER_CELL,
-        DEFAULT_SEED,
         GridSpec,
         generate_grid,
         grid_jsonl,
     )
 
     out = Path(args.out)
+    seed = _int_option(args.seed, "seed", 0, 2**63 - 1)
     _check_out(out, "--out")
     if args.params is None:
-        seed, section, source = DEFAULT_SEED, None, "built-in default grid"
+        source = "built-in default grid"
         spec = GridSpec.from_params({"levels": DEFAULT_LEVELS, "per_cell": DEFAULT_PER_CELL})
     else:
         from ..params import load_params
@@ -198,8 +205,8 @@ def run_export(args: argparse.Namespace) -> int:
         params = load_params(args.params)
         if "axes" not in params or "grid" not in params["axes"]:
             raise UserError(f"{args.params}: has no axes.grid section")
-        seed, section, source = params["axes"]["seed"], params["axes"]["grid"], args.params
-        spec = GridSpec.from_params(section)
+        source = args.params
+        spec = GridSpec.from_params(params["axes"]["grid"])
     started = time.perf_counter()
     questions = generate_grid(spec, seed=seed, split=args.split)
     _write(out, grid_jsonl(questions), "--out")

@@ -20,9 +20,8 @@ import pandas as pd
 
 from ..reasoning.chainer import forward_chain
 from ..reasoning.prover import Prover
-from ..reasoning.terms import Atom, Literal, Rule
+from ..reasoning.terms import Atom, Literal, Rule, Theory
 from ..seeds import child_rng
-from .bank import Theory
 from .lexical import answer
 from .soft_reasoner import SoftReasoner, feature_matrix
 

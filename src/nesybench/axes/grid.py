@@ -41,11 +41,13 @@ at any higher rate).  Every random choice comes from
 :func:`nesybench.seeds.child_rng`; cells do not depend on each other or on
 generation order.
 
-Every question is checked when it is generated: its rendered context and
-question, read back by the shared grammar (with every synonym known), give
-the same facts, rules and statement; the forward chainer re-derives its label
-(open-world when negated) and the answer's depth; the prover proves the answer
-at that depth, or proves neither the statement nor its complement.
+Every sentence is rendered by the shared grammar's ProofWriter dialect, and
+every question is checked when it is generated: its context and question,
+read back by the same dialect (with every synonym known), give the same facts,
+rules and statement; the one forward chainer re-derives its label (with
+``world="open"`` when negated) and the answer's depth; the prover, given the
+rules in their open-world reading, proves the answer at that depth, or proves
+neither the statement nor its complement.
 """
 
 from __future__ import annotations
@@ -65,20 +67,25 @@ from ..progress import progress
 from ..reasoning.chainer import forward_chain
 from ..reasoning.grammar import (
     Lexicon,
+    parse_context,
+    parse_sentence,
+    render_proofwriter,
+    render_proofwriter_question,
+)
+from ..reasoning.prover import Proof, Prover
+from ..reasoning.terms import (
+    Atom,
+    Literal,
+    Rule,
+    Theory,
+    base_pred,
     complement,
     is_negated,
     negate_pred,
-    parse_context,
-    parse_sentence,
-    render_conditional,
-    render_fact,
-    render_question,
+    open_world_rule,
 )
-from ..reasoning.open_world import open_world_closure, open_world_label
-from ..reasoning.prover import Proof, Prover
-from ..reasoning.terms import Atom, Literal, Rule
 from ..seeds import child_rng
-from .bank import NAMES, VARIABLE, VOCABULARY, Theory
+from .bank import NAMES, VARIABLE, VOCABULARY
 from .lexical import rewrite_sentence, surface_lexicon
 
 AXES = ("depth", "distractors", "order", "negation", "vocabulary", "synonyms")
@@ -87,12 +94,11 @@ NEGATIONS = ("none", "negated")
 CLOSED_LABELS = ("True", "False")
 OPEN_LABELS = ("True", "False", "Unknown")
 LETTERS = "ABC"
-QUESTION_STYLE = {"none": "statement", "negated": "true_false_unknown"}
 #: the largest grid :func:`generate_grid` accepts (questions)
 MAX_QUESTIONS = 1_000_000
-#: the default root seed and grid (``axes.seed`` and ``axes.grid`` of the repository's
-#: params.yaml; a test keeps them equal), used by ``nesybench axes-export`` without ``--params``
-DEFAULT_SEED = 15
+#: the default seed and grid (the first seed of the pipeline's sweep and ``axes.grid`` of the
+#: repository's params.yaml; a test keeps them equal), used by ``nesybench axes-export``
+DEFAULT_SEED = 0
 DEFAULT_LEVELS = {
     "depth": [0, 1, 2, 3],
     "distractors": [0, 2, 4],
@@ -102,18 +108,6 @@ DEFAULT_LEVELS = {
     "synonyms": [0.0, 0.1],
 }
 DEFAULT_PER_CELL = 6
-#: a grid for a full run (about 100,000 questions; tens of minutes to generate): deeper chains,
-#: more distractor and surface levels, 60 questions per cell (Wilson half-width about 0.12 per
-#: cell, under 0.02 per level)
-FULL_LEVELS = {
-    "depth": [0, 1, 2, 3, 4, 5, 6],
-    "distractors": [0, 1, 2, 4, 8],
-    "order": ["canonical", "shuffled"],
-    "negation": ["none", "negated"],
-    "vocabulary": [16, 32, 64],
-    "synonyms": [0.0, 0.05, 0.1, 0.2],
-}
-FULL_PER_CELL = 60
 
 
 def labels_of(negation: str) -> tuple[str, ...]:
@@ -325,8 +319,12 @@ class _Draft:
 
 
 def _unary_rule(head: str, body: str) -> Rule:
+    """``If something is [not] body then it is [not] head.`` as ProofWriter states it: a negated
+    condition is a negated literal (the open world reads it as the explicit ``not_body``), a
+    negated conclusion the reified atom ``not_head``."""
     x = (VARIABLE,)
-    return Rule(Atom(head, x), (Literal(Atom(body, x)),))
+    condition = Literal(Atom(base_pred(body), x), positive=not is_negated(body))
+    return Rule(Atom(head, x), (condition,))
 
 
 def _pick(rng: np.random.Generator, pools: list[list], m: int) -> list:
@@ -408,8 +406,8 @@ def _proof_sentences(proof: Proof) -> tuple[str, ...]:
     out: list[str] = []
     for step in proof.steps():
         if step.rule is not None:
-            out.append(render_conditional(step.rule))
-        out.append(render_fact(step.fact, adjective=True))
+            out.append(render_proofwriter(step.rule))
+        out.append(render_proofwriter(step.fact))
     return tuple(out)
 
 
@@ -431,7 +429,7 @@ def _rederive(
 ) -> tuple[tuple[str, ...], int | None]:
     """Read the rendered text back and re-derive the label, the depth and the proof (asserted)."""
     lexicon = lexicon_for(context + " " + question, _reading_lexicon(cell.vocabulary))
-    parsed = parse_context(context, lexicon=lexicon)
+    parsed = parse_context(context, lexicon=lexicon, dialect="proofwriter")
     check_claim(
         parsed.ok
         and set(parsed.facts) == set(theory.facts)
@@ -439,22 +437,22 @@ def _rederive(
         f"grid question {qid}: the rendered context must read back as its theory "
         f"(unparsed: {parsed.failures[:1]})",
     )
-    asked = parse_sentence(question, lexicon=lexicon)
+    asked = parse_sentence(question, lexicon=lexicon, dialect="proofwriter")
     check_claim(
         asked.kind == "question" and asked.atom == statement,
         f"grid question {qid}: the question must read back as {statement}, got {asked.value}",
     )
     open_world = cell.negation == "negated"
-    if open_world:
-        closure = open_world_closure(parsed.facts, parsed.rules)
-        derived = open_world_label(closure, statement)
-    else:
-        closure = forward_chain(parsed.facts, parsed.rules)
-        derived = "True" if closure.holds(statement) else "False"
+    closure = forward_chain(parsed.facts, parsed.rules, world="open" if open_world else "closed")
+    derived = closure.label(statement)
+    if not open_world and derived == "Unknown":
+        derived = "False"  # closed world: what does not follow is false
     check_claim(
         derived == label, f"grid question {qid}: the chainer labels it {derived}, not {label}"
     )
-    prover = Prover(parsed.facts, parsed.rules)
+    # The prover knows negation as failure only: it gets the rules in their open-world reading.
+    rules = [open_world_rule(r) for r in parsed.rules] if open_world else parsed.rules
+    prover = Prover(parsed.facts, rules)
     decided = {"True": statement, "False": complement(statement) if open_world else None}
     target = decided.get(label)
     if target is None:
@@ -498,15 +496,14 @@ def grid_question(cell: Cell, index: int, *, seed: int, split: str = "eval") -> 
     )
     rules = draft.rules()
     entities = tuple(sorted({a.args[0] for a in draft.facts} | {statement.args[0]}))
-    theory = Theory(split, index, entities, tuple(draft.facts), tuple(rules))
-    canonical = [render_fact(f, adjective=True) for f in draft.facts]
-    canonical += [render_conditional(r) for r in rules]
+    theory = Theory(tuple(draft.facts), tuple(rules), entities=entities, key=(split, qid))
+    canonical = [render_proofwriter(f) for f in draft.facts]
+    canonical += [render_proofwriter(r) for r in rules]
     draws = _uniforms(child_rng(seed, "grid", split, "surface", *structure, index))
     sentences = [rewrite_sentence(s, draws, prob=cell.synonyms) for s in canonical]
+    world = "open" if cell.negation == "negated" else "closed"
     question = rewrite_sentence(
-        render_question(statement, style=QUESTION_STYLE[cell.negation], adjective=True),
-        draws,
-        prob=cell.synonyms,
+        render_proofwriter_question(statement, world=world), draws, prob=cell.synonyms
     )
     if cell.order == "shuffled":
         perm = child_rng(seed, "grid", split, "order", *structure, index).permutation(
@@ -573,12 +570,14 @@ def check_balance(questions: Sequence[GridQuestion]) -> None:
 
 
 def grid_table(questions: Sequence[GridQuestion]) -> pd.DataFrame:
-    """One row per question: ``id``, the axis columns, ``label``, ``answer``, ``n_options``,
-    ``answer_depth``, ``context``, ``question``, ``proof`` (JSON list) -- sorted by ``id``."""
+    """One row per question, in generation order (``position``): ``id``, the axis columns,
+    ``index``, ``label``, ``answer``, ``n_options``, ``answer_depth`` (-1 when nothing decides
+    it), ``context``, ``question``, ``proof`` (JSON list)."""
     rows = []
-    for q in questions:
+    for position, q in enumerate(questions):
         rows.append(
             {
+                "position": position,
                 "id": q.id,
                 **q.cell.as_dict(),
                 "index": q.index,
@@ -591,7 +590,34 @@ def grid_table(questions: Sequence[GridQuestion]) -> pd.DataFrame:
                 "proof": json.dumps(list(q.proof)),
             }
         )
-    return pd.DataFrame(rows).sort_values("id", kind="mergesort").reset_index(drop=True)
+    return pd.DataFrame(rows)
+
+
+def records_from_table(table: pd.DataFrame) -> list[dict]:
+    """The export records of a :func:`grid_table` (in generation order, so every axis lists its
+    levels in declared order), with plain Python values.
+
+    >>> qs = generate_grid(GridSpec(depth=(0,), distractors=(0,), per_cell=2), seed=0)
+    >>> records_from_table(grid_table(qs)) == [q.record() for q in qs]
+    True
+    """
+    casts = {"depth": int, "distractors": int, "order": str, "negation": str}
+    casts |= {"vocabulary": int, "synonyms": float}
+    records = []
+    for row in table.sort_values("position", kind="mergesort").itertuples(index=False):
+        cell = {axis: casts[axis](getattr(row, axis)) for axis in AXES}
+        records.append(
+            {
+                "id": str(row.id),
+                "context": str(row.context),
+                "question": str(row.question),
+                "options": options_of(labels_of(cell["negation"])),
+                "answer": str(row.answer),
+                "cell": cell,
+                "proof": json.loads(row.proof),
+            }
+        )
+    return records
 
 
 def grid_jsonl(questions: Iterable[GridQuestion]) -> str:

@@ -22,9 +22,9 @@ import pandas as pd
 
 from ..reasoning.grammar import Lexicon, base_pred, is_negated, parse_sentence
 from ..reasoning.prover import Prover
-from ..reasoning.terms import Atom
+from ..reasoning.terms import Atom, Theory
 from ..seeds import child_rng
-from .bank import LAYERS, VOCABULARY, Theory
+from .bank import LAYERS, VOCABULARY
 
 #: canonical predicate -> the synonym that replaces it in a rewritten question
 SYNONYMS: dict[str, str] = {

@@ -35,17 +35,10 @@ import numpy as np
 
 from ..progress import progress
 from ..reasoning.chainer import forward_chain
-from ..reasoning.grammar import (
-    Lexicon,
-    base_pred,
-    complement,
-    is_negated,
-    parse_context,
-    parse_sentence,
-)
+from ..reasoning.grammar import Lexicon, parse_context, parse_sentence
 from ..reasoning.prover import Prover
-from ..reasoning.terms import Atom
-from .bank import VOCABULARY, Theory
+from ..reasoning.terms import Atom, Theory, base_pred, complement, is_negated, open_world_rule
+from .bank import VOCABULARY
 from .grid import lexicon_for
 from .lexical import surface_lexicon, surface_repair_lexicon
 from .soft_reasoner import FEATURES, SoftReasoner, local_features
@@ -59,19 +52,27 @@ def _open_world(record: Mapping) -> bool:
 
 
 def read_record(record: Mapping, lexicon: Lexicon) -> tuple[Theory, Atom] | None:
-    """The record's theory and statement through ``lexicon``, or None when a sentence does not
-    parse or a word is outside the vocabulary."""
+    """The record's theory and statement through ``lexicon`` (the grammar's ProofWriter
+    dialect), or None when a sentence does not parse or a word is outside the vocabulary.
+
+    The rules come in the record's reading: for an open-world record (three options) a
+    negated condition is the explicit negative atom (:func:`open_world_rule`), so every
+    engine below reads the theory as ProofWriter's open world does.
+    """
     lex = lexicon_for(record["context"] + " " + record["question"], lexicon)
-    parsed = parse_context(record["context"], lexicon=lex)
-    asked = parse_sentence(record["question"], lexicon=lex)
+    parsed = parse_context(record["context"], lexicon=lex, dialect="proofwriter")
+    asked = parse_sentence(record["question"], lexicon=lex, dialect="proofwriter")
     if not parsed.ok or asked.kind != "question":
         return None
     atoms = [*parsed.facts, asked.atom, *(r.head for r in parsed.rules)]
     atoms += [lit.atom for r in parsed.rules for lit in r.body]
-    if any(base_pred(a.pred) not in _KNOWN for a in atoms):
+    if any(len(a.args) != 1 or base_pred(a.pred) not in _KNOWN for a in atoms):
         return None
+    rules = parsed.rules
+    if _open_world(record):
+        rules = tuple(open_world_rule(r) for r in rules)
     entities = tuple(sorted({a.args[0] for a in parsed.facts} | {asked.atom.args[0]}))
-    return Theory("grid", 0, entities, parsed.facts, parsed.rules), asked.atom
+    return Theory(parsed.facts, rules, entities=entities, key=(record["id"],)), asked.atom
 
 
 def pipeline_answer(record: Mapping, *, lexicon: Lexicon | None = None) -> str | None:

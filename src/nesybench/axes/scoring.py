@@ -536,12 +536,15 @@ def score(
     level: float = 0.95,
     C: float = 1.0,
     seed: int = 0,
+    regress: bool = True,
 ) -> dict:
     """Everything the module docstring lists, as one JSON-ready dict.
 
     Keys: ``n``, ``answered``, ``coverage``, ``correct``, ``accuracy``, ``accuracy_lo``,
     ``accuracy_hi``, ``accuracy_answered``, ``not_an_option``, ``per_axis``, ``per_cell``,
     ``interaction``, ``spread``, ``most_moving_axis``, ``coefficients``, ``mixture``.
+    ``regress=False`` leaves ``coefficients`` None (no scikit-learn: for a caller that fits
+    the regression elsewhere, e.g. over a sweep of seeds).
 
     >>> records = [(1, {"id": "a", "options": ["A) True", "B) False"], "answer": "A",
     ...                 "cell": {"depth": 0}}),
@@ -580,6 +583,10 @@ def score(
         "interaction": interaction_table(grid, correct, answered),
         "spread": spread,
         "most_moving_axis": max(spread, key=lambda a: (spread[a], a)) if spread else None,
-        "coefficients": regression(grid, correct, resamples=resamples, level=level, C=C, seed=seed),
+        "coefficients": (
+            regression(grid, correct, resamples=resamples, level=level, C=C, seed=seed)
+            if regress
+            else None
+        ),
         "mixture": mixture_analysis(grid, correct, mix=mix, against=against_correct),
     }

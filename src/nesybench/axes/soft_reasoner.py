@@ -22,10 +22,8 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
-from sklearn.linear_model import LogisticRegression
 
-from ..reasoning.terms import Atom
-from .bank import Theory
+from ..reasoning.terms import Atom, Theory
 
 FEATURES = ("stated", "one_step", "negated", "stated_x_negated", "one_step_x_negated")
 
@@ -90,6 +88,9 @@ class SoftReasoner:
         self.intercept_: float = 0.0
 
     def fit(self, X, y) -> SoftReasoner:
+        # scikit-learn costs about a second to import: only the jobs that fit pay for it
+        from sklearn.linear_model import LogisticRegression
+
         model = LogisticRegression(C=self.C, solver="lbfgs", max_iter=1000)
         model.fit(np.asarray(X, dtype=float), np.asarray(y, dtype=int))
         self.coef_ = model.coef_[0].astype(float)

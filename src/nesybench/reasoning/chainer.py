@@ -69,7 +69,16 @@ from dataclasses import dataclass, field
 
 from ..errors import UserError
 from .prover import Proof
-from .terms import Atom, Literal, Rule, complement, is_negated, is_variable, substitute
+from .terms import (
+    Atom,
+    Literal,
+    Rule,
+    complement,
+    is_negated,
+    is_variable,
+    open_world_rule,
+    substitute,
+)
 
 STRATEGIES = ("semi-naive", "naive")
 WORLDS = ("closed", "open")
@@ -486,16 +495,13 @@ def _saturate(
 
 
 def _open_world(rules: list[Rule]) -> tuple[list[Rule], dict[Rule, Rule]]:
-    """Read every negated body literal ``not p`` as the explicit negative atom ``not_p``."""
+    """Every rule in its open-world reading, and each rewritten rule -> the rule as stated."""
     rewritten, stated = [], {}
     for rule in rules:
-        if all(lit.positive for lit in rule.body):
-            rewritten.append(rule)
-            continue
-        body = tuple(lit if lit.positive else Literal(complement(lit.atom)) for lit in rule.body)
-        new = Rule(rule.head, body)
+        new = open_world_rule(rule)
         rewritten.append(new)
-        stated.setdefault(new, rule)
+        if new != rule:
+            stated.setdefault(new, rule)
     return rewritten, stated
 
 

@@ -10,8 +10,6 @@ Covered forms (``X``, ``Y`` concept nouns, ``P`` an adjective, ``N`` a name)::
     Every X is not a Y.  Xes are not Ys.      Each X is P.      (rule not_y(V) :- x(V))
     N is a Y.            N is not P.                            (fact y(n) / not_p(n))
     True or false: N is a Y.   Is the following statement true or false? N is P.
-    If something is P and not Q then it is R.      (rule r(V) :- p(V), not_q(V); see below)
-    Based on the above information, is the following statement true, false, or unknown? N is P.
 
 Logical form: concepts and properties are unary predicates named by the singular
 noun / adjective in lower case; a name is the lower-cased constant (``max``);
@@ -61,6 +59,7 @@ __all__ = [
     "pluralize",
     "render_fact",
     "render_proofwriter",
+    "render_proofwriter_question",
     "render_question",
     "render_rule",
     "singularize",
@@ -72,13 +71,10 @@ RULE_VARIABLE = "X"
 DIALECTS = ("prontoqa", "proofwriter")
 
 RULE_STYLES = ("every", "each", "plural")
-QUESTION_STYLES = ("true_or_false", "statement", "true_false_unknown")
+QUESTION_STYLES = ("true_or_false", "statement")
 _QUESTION_PREFIXES = {
     "true_or_false": "True or false:",
     "statement": "Is the following statement true or false?",
-    # ProofWriter's open-world question (three labels)
-    "true_false_unknown": "Based on the above information, is the following statement true, "
-    "false, or unknown?",
 }
 # Suffixes that end in "s" but mark a singular word or an adjective
 # ("luminous", "nervous", "wumpus", "glass"), never a regular plural.
@@ -237,74 +233,6 @@ def corrupt_rule(rule: Rule) -> str:
     """
     sentence = render_rule(rule, style="plural")
     return "All " + sentence[:1].lower() + sentence[1:]
-
-
-# ---------------------------------------------------------------- conditional rules
-# ProofWriter's rule form over properties: "If something is big and not red then it is furry."
-# Every condition and the conclusion is a property of the one variable; "not" is reified
-# negation (``not_red``), as everywhere in this grammar, so the rule is the plain Horn rule
-# ``furry(X) :- big(X), not_red(X)`` and open-world labelling reads it classically.
-_CONDITIONAL_SUBJECTS = {"something": "it", "someone": "they"}
-
-
-def render_conditional(rule: Rule) -> str:
-    """``furry(X) :- big(X), not_red(X)`` as ``"If something is big and not red then it is furry."``
-
-    Every atom must be unary over the rule's one variable; body literals must be
-    positive (negation is reified in the predicate, ``not_red``), and there must
-    be at least one.
-
-    >>> from nesybench.reasoning.terms import Atom, Literal, Rule
-    >>> x = ("X",)
-    >>> render_conditional(Rule(Atom("not_furry", x), (Literal(Atom("big", x)),)))
-    'If something is big then it is not furry.'
-    """
-    if not rule.body:
-        raise ValueError(f"a conditional needs at least one condition, got {rule}")
-    _check_unary(rule.head, "rule head")
-    var = rule.head.args
-    for lit in rule.body:
-        _check_unary(lit.atom, "condition")
-        if not lit.positive or lit.atom.args != var:
-            raise ValueError(f"rule has no conditional sentence form: {rule}")
-    conditions = " and ".join(_predicate_phrase(lit.atom.pred, adjective=True) for lit in rule.body)
-    return (
-        f"If something is {conditions} then it is "
-        f"{_predicate_phrase(rule.head.pred, adjective=True)}."
-    )
-
-
-def _parse_conditional(words: list[str], *, lexicon: Lexicon | None) -> ParseResult:
-    """``If something is A [and [it is] [not] B ...] then it is [not] C`` (no final period)."""
-    if len(words) < 7 or words[1].lower() not in _CONDITIONAL_SUBJECTS or words[2] != "is":
-        return _fail("expected 'If something is ... then it is ...'")
-    pronoun = _CONDITIONAL_SUBJECTS[words[1].lower()]
-    verb = "is" if pronoun == "it" else "are"
-    try:
-        then = words.index("then")
-    except ValueError:
-        return _fail("expected 'then' in a conditional rule")
-    if words[then + 1 : then + 3] != [pronoun, verb]:
-        return _fail(f"expected 'then {pronoun} {verb} ...' in a conditional rule")
-    conditions: list[list[str]] = [[]]
-    for word in words[3:then]:
-        if word == "and":
-            conditions.append([])
-        else:
-            conditions[-1].append(word)
-    body = []
-    for phrase in conditions:
-        if phrase[:2] == [pronoun, verb]:
-            phrase = phrase[2:]
-        pr = _parse_predicate(phrase, plural=False, lexicon=lexicon)
-        if isinstance(pr, str) or not pr[1]:
-            return _fail("expected a property ('big' or 'not big') as each condition")
-        body.append(Literal(Atom(pr[0], (RULE_VARIABLE,))))
-    head = _parse_predicate(words[then + 3 :], plural=False, lexicon=lexicon)
-    if isinstance(head, str) or not head[1]:
-        return _fail("expected a property ('big' or 'not big') as the conclusion")
-    rule = Rule(Atom(head[0], (RULE_VARIABLE,)), tuple(body))
-    return ParseResult("rule", rule=rule, adjective=True, style="if")
 
 
 def _check_unary(atom: Atom, what: str) -> None:
@@ -700,6 +628,24 @@ def render_proofwriter(value: Atom | Rule) -> str:
     return text[:1].upper() + text[1:] + "."
 
 
+#: ProofWriter's question before the statement: two labels (closed world) or three (open world)
+PROOFWRITER_QUESTIONS = {
+    "closed": "Based on the above information, is the following statement true or false?",
+    "open": "Based on the above information, is the following statement true, false, or unknown?",
+}
+
+
+def render_proofwriter_question(atom: Atom, *, world: str = "open") -> str:
+    """The question about ``atom`` as ProofWriter asks it (parsed back by the same dialect).
+
+    >>> render_proofwriter_question(Atom("not_kind", ("anne",)), world="closed")
+    'Based on the above information, is the following statement true or false? Anne is not kind.'
+    """
+    if world not in PROOFWRITER_QUESTIONS:
+        raise ValueError(f"world must be one of {tuple(PROOFWRITER_QUESTIONS)}, got {world!r}")
+    return f"{PROOFWRITER_QUESTIONS[world]} {render_proofwriter(atom)}"
+
+
 # ---------------------------------------------------------------- parsing
 def _content_word(word: str) -> bool:
     return bool(_WORD.match(word))
@@ -738,8 +684,6 @@ def _parse_clause(text: str, *, lexicon: Lexicon | None) -> ParseResult:
         return _fail("too few words for a fact or a rule")
     first = words[0]
     lowered = first.lower()
-    if lowered == "if":
-        return _parse_conditional(words, lexicon=lexicon)
     if lowered in ("every", "each"):
         if (
             len(words) < 4

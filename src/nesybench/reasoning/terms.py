@@ -7,8 +7,9 @@ reified as a predicate of its own, ``not_<pred>`` (:func:`complement`), so a
 negated conclusion or an explicit negative fact is an ordinary atom.
 
 Also here, because every engine needs them and none owns them: the one
-substitution (:func:`substitute`) and the one :class:`Theory` (facts, rules and
-what was learned while building them).
+substitution (:func:`substitute`), the one :class:`Theory` (facts, rules and
+what was learned while building them) and the open-world reading of a rule
+(:func:`open_world_rule`).
 """
 
 from __future__ import annotations
@@ -100,6 +101,24 @@ def base_pred(pred: str) -> str:
 def complement(atom: Atom) -> Atom:
     """``sour(max) <-> not_sour(max)``."""
     return Atom(negate_pred(atom.pred), atom.args)
+
+
+def open_world_rule(rule: Rule) -> Rule:
+    """The open-world reading of a rule: each negated condition ``not p(X)`` becomes the explicit
+    negative atom ``not_p(X)`` (nothing is false for lack of a proof).
+
+    The rule-language benchmarks (ProofWriter's OWA) read conditions this way; the forward
+    chainer's ``world="open"`` applies it to every rule, and any engine that only knows
+    negation as failure answers open-world questions on the rules it returns.
+
+    >>> x = ("X",)
+    >>> str(open_world_rule(Rule(Atom("kind", x), (Literal(Atom("red", x), positive=False),))))
+    'kind(X) :- not_red(X).'
+    """
+    if all(lit.positive for lit in rule.body):
+        return rule
+    body = tuple(lit if lit.positive else Literal(complement(lit.atom)) for lit in rule.body)
+    return Rule(rule.head, body)
 
 
 # ---------------------------------------------------------------- theories

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from ...errors import check_claim
 from ...reasoning.chainer import query
-from ...reasoning.terms import Atom, Literal
+from ...reasoning.terms import Atom, Literal, substitute
 
 
 @dataclass(frozen=True)
@@ -37,10 +37,6 @@ class ChaseRun:
     saturated: bool
 
 
-def _sub(atom: Atom, binding: dict[str, str]) -> Atom:
-    return Atom(atom.pred, tuple(binding.get(a, a) for a in atom.args))
-
-
 def restricted_chase(facts: list[Atom], rules: list[ExistentialRule], *, budget: int) -> ChaseRun:
     """Fire active triggers (body holds, head not yet satisfied) breadth first, at most ``budget``
     times."""
@@ -52,7 +48,7 @@ def restricted_chase(facts: list[Atom], rules: list[ExistentialRule], *, budget:
             bindings, _ = query(rule.body, instance)
             for binding in sorted(bindings, key=lambda b: sorted(b.items())):
                 # restricted chase: skip a trigger whose head is already satisfied
-                head = [Literal(_sub(a, binding)) for a in rule.head]
+                head = [Literal(substitute(a, binding)) for a in rule.head]
                 if query(head, instance)[0]:
                     continue
                 if firings == budget:
@@ -61,7 +57,7 @@ def restricted_chase(facts: list[Atom], rules: list[ExistentialRule], *, budget:
                 # a lower-case name: a constant to the join engine, not a variable
                 binding = {**binding, rule.existential: f"null{nulls}"}
                 instance.extend(
-                    a for a in (_sub(h, binding) for h in rule.head) if a not in instance
+                    a for a in (substitute(h, binding) for h in rule.head) if a not in instance
                 )
                 firings += 1
                 fired_this_round = True
