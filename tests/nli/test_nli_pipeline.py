@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import json
 import shutil
 from pathlib import Path
 
@@ -52,6 +53,7 @@ def _run_sweep(root: Path, params: dict, *, benchmarks: bool = True) -> None:
     run_job("nli", "score", "aggregate", params=params, root=root)
     if benchmarks:
         run_job("nli", "score", "benchmarks", params=params, root=root)
+        run_job("nli", "score", "programs", params=params, root=root)
 
 
 def _seed(root: Path, stage: str, name: str, seed: int) -> Path:
@@ -361,9 +363,9 @@ def test_a_crashing_labeler_fails_the_claim_naming_the_question(
 
 
 def test_every_vendored_data_file_is_a_declared_input():
-    from nesybench.nli.vendored import input_files
+    from nesybench.nli.vendored import input_files, program_inputs
 
-    declared = set(input_files(REPO))
+    declared = set(input_files(REPO)) | set(program_inputs())
     on_disk = {
         str(p.relative_to(REPO))
         for p in (REPO / "benchmarks").rglob("*")
@@ -393,3 +395,36 @@ def test_report_section_reads_every_number_from_artifacts(root, params):
     assert "\n" not in "".join(tables[audit].df["premises_fol"])
     scores = tables["score-nli on the shipped predictions: accuracy beside every baseline"]
     assert "proof accuracy 0.000" in scores.note and "cap 1 - always_unknown" in scores.note
+
+
+# ---------------------------------------------------------------- programs
+def test_programs_job_runs_every_vendored_program_in_both_semantics(root):
+    from nesybench.nli.vendored import PROGRAM_FILES
+
+    programs = read_parquet(root / "data/score/nli/programs.parquet")
+    assert len(programs) == 2 * len(PROGRAM_FILES)
+    assert set(programs["semantics"]) == {"standard", "logic-lm"}
+    for row in programs.itertuples():
+        records = json.loads((REPO / "benchmarks" / "logiclm-programs" / row.file).read_text())
+        assert row.n == len(records)  # every program executed or counted not executable
+        assert row.accuracy <= row.executable_rate + 1e-12
+    causes = read_parquet(root / "data/score/nli/program_causes.parquet")
+    wrong = (programs["n"] * (1 - programs["accuracy"])).round().astype(int)
+    per_run = causes.groupby(["file", "semantics"])["n"].sum()
+    for row, n_wrong in zip(programs.itertuples(), wrong):
+        assert per_run[(row.file, row.semantics)] == n_wrong  # one cause per wrong answer
+    checker = read_parquet(root / "data/score/nli/checker_agreement.parquet").set_index("kind")
+    assert checker.loc["gold", "strict_agree"] == 1.0 and checker.loc["gold", "broad_agree"] == 1.0
+
+
+def test_report_shows_the_program_tables(root, params):
+    from nesybench.nli.report import section
+    from nesybench.report.blocks import Table
+    from nesybench.report.loader import ReportLoader
+
+    titles = [
+        b.title for b in section(ReportLoader(root, "nli", params["nli"])) if isinstance(b, Table)
+    ]
+    assert "Programs per file and semantics" in titles
+    assert "Items the two semantics answer differently" in titles
+    assert any(t.startswith("The step checker against PrOntoQA") for t in titles)
