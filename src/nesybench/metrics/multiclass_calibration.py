@@ -41,16 +41,15 @@ from scipy.special import logsumexp
 from scipy.special import softmax as _softmax
 
 from ..errors import InputError, check_claim
-from ..metrics import plain
-from ..metrics.multiclass import (
+from . import MULTICLASS_METHODS, plain
+from .multiclass import (
     SUMMARY_KEYS,
     check_logits,
     multiclass_reliability,
     multiclass_summary,
     softmax,
 )
-from ..metrics.temperature import fit_temperature_softmax
-from .methods import MULTICLASS_METHODS
+from .temperature import fit_temperature_softmax
 
 DEFAULT_REG = 1e-3
 
@@ -220,7 +219,7 @@ class IsotonicOneVsRest:
 
 
 def make_multiclass_calibrator(method: str, *, reg: float = DEFAULT_REG):
-    """The calibrator named ``method`` (one of ``methods.MULTICLASS_METHODS``)."""
+    """The calibrator named ``method`` (one of :data:`nesybench.metrics.MULTICLASS_METHODS`)."""
     if method == "temperature":
         return TemperatureScaling()
     if method == "vector":
