@@ -22,7 +22,7 @@ rule shortcuts_generate:
     output:
         **stage_outputs("shortcuts", "generate"),
     params:
-        section=section("shortcuts"),
+        section=job_section("shortcuts", "generate"),
     shell:
         "python stages/generate.py shortcuts"
 
@@ -34,7 +34,7 @@ rule shortcuts_generate_digits:
     output:
         **stage_outputs("shortcuts", "generate", "digits"),
     params:
-        section=section("shortcuts"),
+        section=job_section("shortcuts", "generate", "digits"),
     shell:
         "python stages/generate.py shortcuts digits"
 
@@ -48,7 +48,7 @@ rule shortcuts_count:
     output:
         **stage_outputs("shortcuts", "count"),
     params:
-        section=section("shortcuts"),
+        section=job_section("shortcuts", "count"),
     shell:
         "python stages/count.py shortcuts"
 

@@ -60,7 +60,8 @@ def _block(stage: str, step: str, tables: tuple[str, ...], doc: str) -> Job:
 ARTIFACTS = Registry(
     "shortcuts",
     [
-        Job("generate", tables=("points", "certificate", "model_points")),
+        # Everything upstream of the blocks reads no sweep key: growing n_seeds reruns none.
+        Job("generate", tables=("points", "certificate", "model_points"), sweep_free=True),
         Job(
             "generate",
             "digits",
@@ -71,9 +72,10 @@ ARTIFACTS = Registry(
                 "digit_certificate",
                 "digit_samples",
             ),
+            sweep_free=True,
             doc="MNIST-Addition tuples of every digit support, with gold digits",
         ),
-        Job("count", tables=("n_opt", "dimacs"), plots=("n_opt",)),
+        Job("count", tables=("n_opt", "dimacs"), plots=("n_opt",), sweep_free=True),
         _block("train", "concepts", ("concept_weights",), "one block's concept nets"),
         Job(
             "train",
