@@ -20,10 +20,10 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"  # one BLAS thread per process: the sweep parallelises over processes
 
 import argparse  # noqa: E402
-from contextlib import redirect_stderr, redirect_stdout  # noqa: E402
 import multiprocessing as mp  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
+from contextlib import redirect_stderr, redirect_stdout  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import yaml  # noqa: E402
