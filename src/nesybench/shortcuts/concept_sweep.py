@@ -162,7 +162,7 @@ def supervised_points(G: np.ndarray, n_points: int, *, seed: int) -> np.ndarray:
     points cover each of 4 states 3 times instead of leaving coverage to chance.
 
     >>> G = np.array([[0, 0]] * 5 + [[1, 1]] * 5)
-    >>> sorted({tuple(G[i]) for i in supervised_points(G, 2, seed=0)})
+    >>> sorted({tuple(G[i].tolist()) for i in supervised_points(G, 2, seed=0)})
     [(0, 0), (1, 1)]
     """
     rng = child_rng(int(seed), "shortcuts", "concept_sup")
