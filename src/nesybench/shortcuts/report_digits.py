@@ -154,7 +154,8 @@ def sweep_blocks(loader) -> list[Block]:
         Table(
             "shortcut incidence per support and mitigation (95% Wilson), beside the count",
             _counts_as_text(
-                incidence.drop(columns=["order"]), ["n_identity", "n_shortcut", "n_map_is_optimum"]
+                incidence.drop(columns=["order"]),
+                ["n_identity_map", "n_shortcut", "n_map_is_optimum"],
             ),
             params={"min AccY": d["min_acc_y"]},
             note="shortcut = label-perfect on the support (test AccY >= min AccY) and the learned "

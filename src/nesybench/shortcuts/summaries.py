@@ -296,10 +296,10 @@ def digit_incidence(
     sizes: Mapping[str, int],
     counts: Mapping[str, Mapping],
 ) -> pd.DataFrame:
-    """Per (support, mitigation): how many seeds land label-perfect, on the identity map, on a
-    shortcut (rate with a 95% Wilson interval) and on one of the counter's optima, beside the
-    support's size and its ``log2 N_opt`` and ``n_distinct`` from the counter (NaN while the
-    categorical counter is not wired)."""
+    """Per (support, mitigation): how many seeds land label-perfect, on the identity map
+    (label-perfect or not), on a shortcut (rate with a 95% Wilson interval) and on one of the
+    counter's optima, beside the support's size and its ``log2 N_opt`` and ``n_distinct`` from
+    the counter (NaN while the categorical counter is not wired)."""
     rows = []
     for support in supports:
         counted = counts.get(support, {})
@@ -319,7 +319,7 @@ def digit_incidence(
                     "n_distinct": float(counted.get("n_distinct", np.nan)),
                     "n_seeds": n,
                     "n_label_perfect": int(cell["label_perfect"].astype(bool).sum()),
-                    "n_identity": _count(cell["map_identity"]),
+                    "n_identity_map": _count(cell["map_identity"]),
                     "n_shortcut": short,
                     "rate": short / n if short is not None and n else np.nan,
                     "rate_lo": lo,
@@ -328,7 +328,7 @@ def digit_incidence(
                 }
             )
     table = pd.DataFrame(rows)
-    for col in ("n_identity", "n_shortcut", "n_map_is_optimum"):
+    for col in ("n_identity_map", "n_shortcut", "n_map_is_optimum"):
         table[col] = table[col].astype("Int64")
     return table
 
