@@ -1,13 +1,14 @@
-"""Benchmark: concept-model training throughput and the incidence sweep's parallel speed-up.
+"""Benchmark: the shortcuts seed sweep, its batching and its parallel speed-up.
 
 Prints
-  1. epochs/s of the default model (one network, full batch) and of a batched
-     sweep (all seeds of one incidence cell trained side by side), with the
-     batching speed-up in model-epochs/s;
-  2. the wall time of the whole default incidence sweep (every task x support
-     cell of params.yaml) on a pool of 1 and of 2 worker processes, and the ratio.
+  1. the concept nets' throughput: one net alone vs a block of seeds trained as one batch
+     (label-only nets and their twins), in model-epochs/s, and the batching speed-up;
+  2. the cost per seed of every block job (train / score / calibrate, concept nets and digit
+     models), in CPU seconds, measured by running the jobs in-process on the default params;
+  3. the sweep's block jobs (one block per seed) on a pool of 1 and of 2 worker processes:
+     wall time of each and the ratio (target: at least 1.7x on 2 idle cores).
 
-Run from the repository root:  python bench/shortcuts_training.py [--cells N]
+Run from the repository root:  python bench/shortcuts_training.py [--seeds N]
 Writes only under a temporary directory.
 """
 
@@ -22,122 +23,118 @@ import argparse  # noqa: E402
 import multiprocessing as mp  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
+from contextlib import redirect_stderr, redirect_stdout  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import yaml  # noqa: E402
 
-from nesybench.shortcuts import model_stages, pipeline  # noqa: E402
-from nesybench.shortcuts.incidence import init_seed  # noqa: E402
-from nesybench.shortcuts.model import init_params, train  # noqa: E402
-from nesybench.stages import StageContext  # noqa: E402
+from nesybench.io import read_parquet  # noqa: E402
+from nesybench.shortcuts import concept_sweep as cs  # noqa: E402
+from nesybench.stages import run_job  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
+BLOCK_JOBS = [
+    ("train", "concepts"),
+    ("train", "digits"),
+    ("score", "concepts"),
+    ("score", "digits"),
+    ("calibrate", "concepts"),
+    ("calibrate", "digits"),
+]
 
 
-def _section() -> dict:
+def _section(n_seeds: int) -> dict:
     with open(ROOT / "params.yaml", encoding="utf-8") as handle:
-        return yaml.safe_load(handle)["shortcuts"]
+        section = yaml.safe_load(handle)["shortcuts"]
+    section.update(n_seeds=n_seeds, seed_block=1)
+    return section
 
 
-def _generated(root: Path, section: dict, stage: str = "generate") -> StageContext:
-    """Run the generate stage into `root` (the models read its datasets); return a context for
-    `stage`."""
-    pipeline.generate(
-        StageContext(
-            stage="generate",
-            instrument="shortcuts",
+def _job(root, section, stage, step, **args) -> float:
+    """Run one job in this process (its console tables and log lines muted); its CPU seconds."""
+    start = time.process_time()
+    with open(os.devnull, "w") as sink, redirect_stdout(sink), redirect_stderr(sink):
+        run_job(
+            "shortcuts",
+            stage,
+            step,
             params={"shortcuts": section},
-            root=root,
-            args={},
-            step=None,
+            root=Path(root),
+            args={k: str(v) for k, v in args.items()},
         )
-    )
-    return StageContext(
-        stage=stage,
-        instrument="shortcuts",
-        params={"shortcuts": section},
-        root=root,
-        args={},
-        step=None,
-    )
+    return time.process_time() - start
+
+
+def _generated(root, section) -> None:
+    _job(root, section, "generate", None)
+    _job(root, section, "generate", "digits")
 
 
 def throughput(section: dict) -> None:
-    models = section["models"]
-    config = model_stages._model_config(models)
     with tempfile.TemporaryDirectory() as root:
-        ctx = _generated(Path(root), section, "train")
-        knowledge, task = model_stages._concept_task(
-            ctx, models["task"], models["support_frac"], field="models.task"
-        )
-    kb = model_stages._knowledge_table(knowledge)
-    X, G, Y = model_stages._splits(task)["train"]
-    for n_models in (1, int(section["incidence"]["seeds"])):
-        p0 = init_params(
-            [init_seed(0, "bench", i) for i in range(n_models)],
-            n_inputs=X.shape[1],
-            n_concepts=kb.n_concepts,
-            config=config,
-        )
+        _generated(root, section)
+        points = read_parquet(Path(root) / "data/generate/shortcuts/model_points.parquet")
+    models = section["models"]
+    data = cs.load_dataset(points, section, models["task"], models["support_frac"])
+    config = cs.model_config(models)
+    rates = {}
+    for n_seeds in (1, 5, 20):
         start = time.perf_counter()
-        train(p0, X, Y, G, kb, config=config)
+        _, keys = cs.train_block(
+            data, seeds=range(n_seeds), config=config, twin_points=models["concept_sup_points"]
+        )
         elapsed = time.perf_counter() - start
+        rates[n_seeds] = len(keys) * config.epochs / elapsed
         print(
-            f"  {n_models:3d} model(s) x {config.epochs} epochs on {len(Y)} points: "
-            f"{elapsed:6.2f} s  "
-            f"{config.epochs / elapsed:8.1f} epochs/s  {n_models * config.epochs / elapsed:9.1f} "
-            "model-epochs/s"
+            f"  {n_seeds:3d} seed(s) = {len(keys):3d} nets x {config.epochs} epochs: "
+            f"{elapsed:6.2f} s  {rates[n_seeds]:9.0f} model-epochs/s  "
+            f"({rates[n_seeds] / rates[1]:.1f}x one seed)"
         )
 
 
-def _cell(job) -> float:
-    root, section, task, token = job
-    ctx = StageContext(
-        stage="train",
-        instrument="shortcuts",
-        params={"shortcuts": section},
-        root=Path(root),
-        args={"task": task, "support": token},
-        step="incidence",
-    )
+def cost_per_seed(section: dict) -> None:
+    with tempfile.TemporaryDirectory() as root:
+        _generated(root, section)
+        cpu = {job: _job(root, section, *job, block=0) for job in BLOCK_JOBS}
+    print("  CPU s per seed (one block of one seed, in-process, imports already loaded):")
+    for (stage, step), seconds in cpu.items():
+        print(f"    {stage:9s} {step:8s} {seconds:6.2f}")
+    print(f"    {'total':18s} {sum(cpu.values()):6.2f}")
+
+
+def _block(job) -> float:
+    root, section, block = job
     start = time.perf_counter()
-    model_stages.train_incidence(ctx)
+    for stage, step in BLOCK_JOBS:
+        _job(root, section, stage, step, block=block)
     return time.perf_counter() - start
 
 
-def sweep(section: dict, workers: int, cells: list[tuple[str, str]]) -> float:
+def sweep(section: dict, workers: int) -> float:
     with tempfile.TemporaryDirectory() as root:
-        _generated(Path(root), section)  # not timed: the sweep is the training
-        jobs = [(root, section, task, token) for task, token in cells]
+        _generated(root, section)  # not timed: the sweep is the per-seed work
+        jobs = [(root, section, b) for b in range(section["n_seeds"])]
         start = time.perf_counter()
         with mp.get_context("fork").Pool(workers) as pool:
-            pool.map(_cell, jobs, chunksize=1)
+            pool.map(_block, jobs, chunksize=1)
         return time.perf_counter() - start
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--cells", type=int, default=None, help="only the first N sweep cells (default: all)"
-    )
+    parser.add_argument("--seeds", type=int, default=4, help="seeds (= blocks) in the sweep")
     args = parser.parse_args()
-    section = _section()
-    print("training throughput (default model params):")
+    section = _section(args.seeds)
+    print("concept nets: one seed alone vs a block of seeds as one batch (default params):")
     throughput(section)
-    inc = section["incidence"]
-    cells = [(t, repr(float(s))) for t in inc["tasks"] for s in inc["support_fracs"]][: args.cells]
-    print(
-        f"incidence sweep: {len(cells)} cells x {inc['seeds']} seeds x "
-        f"{section['models']['epochs']} epochs"
-    )
-    times = {w: sweep(section, w, cells) for w in (1, 2)}
-    for w, t in times.items():
-        print(f"  {w} worker(s): {t:6.1f} s wall")
+    print("cost per seed of the block jobs (default params):")
+    cost_per_seed(section)
+    one = sweep(section, 1)
+    two = sweep(section, 2)
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(
-        f"  speed-up 2 vs 1 workers: {times[1] / times[2]:.2f}x  (on {os.cpu_count()} cores; load "
-        f"average {load}: "
-        "other processes on the machine lower the ratio)"
+        f"the sweep's block jobs, {args.seeds} seeds: 1 worker {one:.1f} s, 2 workers {two:.1f} s, "
+        f"speed-up {one / two:.2f}x (load average {load} on {os.cpu_count()} cores)"
     )
 
 

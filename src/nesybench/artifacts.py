@@ -33,9 +33,11 @@ __all__ = [
     "seed_values",
     "wildcard_token",
     "SEED",
+    "SEED_BLOCK",
 ]
 
 SEED = "seed"
+SEED_BLOCK = "block"  # one job trains a block of consecutive seeds together (batched)
 METRICS = "metrics"
 WILDCARD_PATTERN = r"[^/]+"  # any token without a slash: every value the schema allows round-trips
 
@@ -116,6 +118,7 @@ class Job:
     # a per-seed job all but the sweep keys).  They are the job's params under both runners,
     # so changing any other key reruns nothing of this job.
     params: tuple[str, ...] | None = None
+    sweep_free: bool = False  # reads no sweep key although it has no seed wildcard
 
     def __post_init__(self) -> None:
         if self.stage not in STAGES:
@@ -134,7 +137,9 @@ class Job:
 
     @property
     def per_seed(self) -> bool:
-        return SEED in self.wildcards
+        """One seed's (or one block of seeds') job, or one declared ``sweep_free``: its params
+        omit the sweep keys, so growing ``n_seeds`` never reruns it."""
+        return SEED in self.wildcards or SEED_BLOCK in self.wildcards or self.sweep_free
 
     def expand(self, section: Mapping) -> list[dict]:
         """Every instance's wildcard values (one empty dict for a job without wildcards)."""

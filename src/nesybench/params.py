@@ -127,6 +127,10 @@ def _describe(error) -> str:
     if kind == "uniqueItems":
         return f"{path} must not repeat items, got {got}"
     if kind == "pattern":
+        # A schema may spell the pattern for people: `x-expected: "label_only, neural, ..."`.
+        expected = error.schema.get("x-expected")
+        if expected:
+            return f"{path} must be {expected}, got {got}"
         return f"{path} must match {v}, got {got}"
     description = error.schema.get("description")
     hint = f" ({description})" if description else ""

@@ -29,5 +29,5 @@ def test_tolerances_file_parses():
     import yaml
 
     spec = yaml.safe_load((ROOT / "workflow" / "nightly_tolerances.yaml").read_text())
-    assert nightly.tolerance_for("shortcuts:panel.label_only.acc_c", spec) > 0
+    assert nightly.tolerance_for("shortcuts:score.head_to_head.lo_acc_c.mean", spec) > 0
     assert nightly.tolerance_for("shortcuts:count.xor2.n_opt", spec) == 0

@@ -345,6 +345,8 @@ def shortcuts_params(**overrides):
     repo = yaml.safe_load((REPO / "params.yaml").read_text())["shortcuts"]
     params["models"] = repo["models"]
     params["incidence"] = {**repo["incidence"], "tasks": ["xor2"], "support_fracs": [1.0]}
+    for key in ("n_seeds", "seed_block", "digits", "claims", "exhibit"):  # the model stages'
+        params[key] = repo[key]
     params.update(overrides)
     return params
 

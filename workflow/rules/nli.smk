@@ -80,7 +80,7 @@ rule nli_score_benchmarks:
     output:
         **stage_outputs("nli", "score", "benchmarks"),
     params:
-        section=section("nli"),
+        section=job_section("nli", "score", "benchmarks"),
     shell:
         "python stages/score.py nli benchmarks"
 

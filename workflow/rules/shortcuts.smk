@@ -1,4 +1,18 @@
-# shortcuts: rules are added here (see common.smk for conventions).
+# shortcuts: reasoning shortcuts, counted before training and measured after (spec ch06).
+# Everything trained runs per block of `seed_block` consecutive seeds (one batched job each);
+# the aggregates read the blocks covering seeds 0..n_seeds-1.
+#   generate            concept tasks (demo, counting table, model datasets), certified
+#   generate  digits    MNIST-Addition tuples per digit support, image pools, samples
+#   count               N_opt per task x support x extractor, certified
+#   train     concepts  block: label-only nets on every model dataset, concept-supervised twins
+#   train     exhibit   the head-to-head exhibit: first collapsing seed of a declared scan
+#   train     digits    block: every digit support x mitigation model
+#   score     concepts  block: outcomes (alpha, shortcut, collapse), head-to-head panels
+#   score     digits    block: digit panels, maps, confusion matrices
+#   score     aggregate distributions over seeds, claim rates, incidence, OOD, the exhibits
+#   calibrate concepts  block: temperature on the head-to-head nets' concept heads
+#   calibrate digits    block: the digit heads' calibrators (val -> test)
+#   calibrate aggregate distributions, claim rates, the digit exhibit's reliability
 
 
 rule shortcuts_generate:
@@ -8,9 +22,21 @@ rule shortcuts_generate:
     output:
         **stage_outputs("shortcuts", "generate"),
     params:
-        section=section("shortcuts"),
+        section=job_section("shortcuts", "generate"),
     shell:
         "python stages/generate.py shortcuts"
+
+
+rule shortcuts_generate_digits:
+    """shortcuts: MNIST-Addition tuples on real handwritten digits, gold digits on every split."""
+    input:
+        code=code("generate", "shortcuts"),
+    output:
+        **stage_outputs("shortcuts", "generate", "digits"),
+    params:
+        section=job_section("shortcuts", "generate", "digits"),
+    shell:
+        "python stages/generate.py shortcuts digits"
 
 
 rule shortcuts_count:
@@ -22,76 +48,161 @@ rule shortcuts_count:
     output:
         **stage_outputs("shortcuts", "count"),
     params:
-        section=section("shortcuts"),
+        section=job_section("shortcuts", "count"),
     shell:
         "python stages/count.py shortcuts"
 
 
-# ---- concept models, the panel, incidence, concept-head calibration ----
-#   train              label-only seed sweep -> first collapsing shortcut + its concept-supervised
-#                      twin (same init); label-only OOD batch at a biased support
-#   train incidence    one (task, support) cell of the shortcut-incidence sweep per job
-#   score              concept panel, alpha, occurrence, OOD vs counted survivors, incidence table
-#   calibrate          temperature scaling of the concept heads (AccC must not move)
-
-
-rule shortcuts_train:
-    """shortcuts: label-only sweep, the first collapsing seed and its concept-supervised twin; OOD batch."""
+rule shortcuts_train_concepts:
+    """shortcuts: one block of seeds: label-only nets on every model dataset, the twins."""
     input:
         code=code("train", "shortcuts"),
         points=rules.shortcuts_generate.output.model_points,
     output:
-        **stage_outputs("shortcuts", "train"),
-    params:
-        section=section("shortcuts"),
-    shell:
-        "python stages/train.py shortcuts"
-
-
-rule shortcuts_incidence:
-    """shortcuts: one cell of the incidence sweep (label-only seeds on one task and support)."""
-    input:
-        code=code("train", "shortcuts"),
-        points=rules.shortcuts_generate.output.model_points,
-    output:
-        **stage_outputs("shortcuts", "train", "incidence"),
+        **stage_outputs("shortcuts", "train", "concepts"),
     wildcard_constraints:
-        task=WILDCARD_PATTERN,
-        support=WILDCARD_PATTERN,
+        block=SEED_PATTERN,
     params:
-        section=section("shortcuts"),
+        section=job_section("shortcuts", "train", "concepts"),
     shell:
-        "python stages/train.py shortcuts incidence --arg task={wildcards.task} --arg support={wildcards.support}"
+        "python stages/train.py shortcuts concepts --arg block={wildcards.block}"
 
 
-rule shortcuts_score:
-    """shortcuts: the concept panel (head-to-head), alpha, occurrence, OOD and incidence tables."""
+rule shortcuts_train_exhibit:
+    """shortcuts: the head-to-head exhibit, the first collapsing seed of the scan and its twin."""
+    input:
+        code=code("train", "shortcuts"),
+        points=rules.shortcuts_generate.output.model_points,
+    output:
+        **stage_outputs("shortcuts", "train", "exhibit"),
+    params:
+        section=job_section("shortcuts", "train", "exhibit"),
+    shell:
+        "python stages/train.py shortcuts exhibit"
+
+
+rule shortcuts_train_digits:
+    """shortcuts: one block of seeds: every digit support x mitigation model."""
+    input:
+        code=code("train", "shortcuts"),
+        tuples=rules.shortcuts_generate_digits.output.digit_tuples,
+        pools=rules.shortcuts_generate_digits.output.digit_pools,
+        supports=rules.shortcuts_generate_digits.output.digit_supports,
+    output:
+        **stage_outputs("shortcuts", "train", "digits"),
+    wildcard_constraints:
+        block=SEED_PATTERN,
+    params:
+        section=job_section("shortcuts", "train", "digits"),
+    shell:
+        "python stages/train.py shortcuts digits --arg block={wildcards.block}"
+
+
+rule shortcuts_score_concepts:
+    """shortcuts: one block: run outcomes and the head-to-head nets' concept panels."""
     input:
         code=code("score", "shortcuts"),
-        concepts=rules.shortcuts_train.output.concepts,
-        labels=rules.shortcuts_train.output.labels,
-        tasks=rules.shortcuts_train.output.tasks,
-        ood_runs=rules.shortcuts_train.output.ood_runs,
-        cells=instances("shortcuts", "train", "incidence", "runs"),
+        points=rules.shortcuts_generate.output.model_points,
+        weights=rules.shortcuts_train_concepts.output.concept_weights,
     output:
-        **stage_outputs("shortcuts", "score"),
+        **stage_outputs("shortcuts", "score", "concepts"),
+    wildcard_constraints:
+        block=SEED_PATTERN,
+    params:
+        section=job_section("shortcuts", "score", "concepts"),
+    shell:
+        "python stages/score.py shortcuts concepts --arg block={wildcards.block}"
+
+
+rule shortcuts_score_digits:
+    """shortcuts: one block: every digit model's panel, map, shortcut flag and confusion."""
+    input:
+        code=code("score", "shortcuts"),
+        tuples=rules.shortcuts_generate_digits.output.digit_tuples,
+        pools=rules.shortcuts_generate_digits.output.digit_pools,
+        supports=rules.shortcuts_generate_digits.output.digit_supports,
+        weights=rules.shortcuts_train_digits.output.digit_weights,
+        labels=rules.shortcuts_train_digits.output.digit_label_predictions,
+    output:
+        **stage_outputs("shortcuts", "score", "digits"),
+    wildcard_constraints:
+        block=SEED_PATTERN,
+    params:
+        section=job_section("shortcuts", "score", "digits"),
+    shell:
+        "python stages/score.py shortcuts digits --arg block={wildcards.block}"
+
+
+rule shortcuts_score_aggregate:
+    """shortcuts: distributions over seeds, claim rates, incidence, OOD and the two exhibits."""
+    input:
+        code=code("score", "shortcuts"),
+        points=rules.shortcuts_generate.output.model_points,
+        supports=rules.shortcuts_generate_digits.output.digit_supports,
+        scan=rules.shortcuts_train_exhibit.output.exhibit_scan,
+        concepts=rules.shortcuts_train_exhibit.output.exhibit_concepts,
+        labels=rules.shortcuts_train_exhibit.output.exhibit_labels,
+        runs=instances("shortcuts", "score", "concepts", "concept_runs"),
+        panels=instances("shortcuts", "score", "concepts", "concept_panels"),
+        digit_runs=instances("shortcuts", "score", "digits", "digit_runs"),
+        confusion=instances("shortcuts", "score", "digits", "digit_confusion"),
+    output:
+        **stage_outputs("shortcuts", "score", "aggregate"),
     params:
         section=section("shortcuts"),
     shell:
-        "python stages/score.py shortcuts"
+        "python stages/score.py shortcuts aggregate"
 
 
-rule shortcuts_calibrate:
-    """shortcuts: concept-head temperature scaling (fit on train, scored on test); AccC unchanged."""
+rule shortcuts_calibrate_concepts:
+    """shortcuts: one block: temperature scaling of the head-to-head nets' concept heads."""
     input:
         code=code("calibrate", "shortcuts"),
-        concepts=rules.shortcuts_train.output.concepts,
+        points=rules.shortcuts_generate.output.model_points,
+        weights=rules.shortcuts_train_concepts.output.concept_weights,
     output:
-        **stage_outputs("shortcuts", "calibrate"),
+        **stage_outputs("shortcuts", "calibrate", "concepts"),
+    wildcard_constraints:
+        block=SEED_PATTERN,
+    params:
+        section=job_section("shortcuts", "calibrate", "concepts"),
+    shell:
+        "python stages/calibrate.py shortcuts concepts --arg block={wildcards.block}"
+
+
+rule shortcuts_calibrate_digits:
+    """shortcuts: one block: the digit heads' calibrators, fitted on val, audited on test."""
+    input:
+        code=code("calibrate", "shortcuts"),
+        tuples=rules.shortcuts_generate_digits.output.digit_tuples,
+        pools=rules.shortcuts_generate_digits.output.digit_pools,
+        supports=rules.shortcuts_generate_digits.output.digit_supports,
+        weights=rules.shortcuts_train_digits.output.digit_weights,
+        labels=rules.shortcuts_train_digits.output.digit_label_predictions,
+    output:
+        **stage_outputs("shortcuts", "calibrate", "digits"),
+    wildcard_constraints:
+        block=SEED_PATTERN,
+    params:
+        section=job_section("shortcuts", "calibrate", "digits"),
+    shell:
+        "python stages/calibrate.py shortcuts digits --arg block={wildcards.block}"
+
+
+rule shortcuts_calibrate_aggregate:
+    """shortcuts: calibration over seeds, claim rates, the digit exhibit's reliability diagrams."""
+    input:
+        code=code("calibrate", "shortcuts"),
+        exhibit=rules.shortcuts_score_aggregate.output.digit_exhibit,
+        concepts=instances("shortcuts", "calibrate", "concepts", "concept_calibration"),
+        digits=instances("shortcuts", "calibrate", "digits", "digit_calibration"),
+        reliability=instances("shortcuts", "calibrate", "digits", "digit_reliability"),
+    output:
+        **stage_outputs("shortcuts", "calibrate", "aggregate"),
     params:
         section=section("shortcuts"),
     shell:
-        "python stages/calibrate.py shortcuts"
+        "python stages/calibrate.py shortcuts aggregate"
 
 
 REPORT_INPUTS["shortcuts"] = all_artifacts("shortcuts")
@@ -105,12 +216,21 @@ PLOTS[rules.shortcuts_count.output.plot_n_opt] = {
     "x_label": "support fraction",
     "y_label": "log2 N_opt",
 }
-PLOTS[rules.shortcuts_score.output.plot_incidence] = {
+PLOTS[rules.shortcuts_score_aggregate.output.plot_incidence] = {
     "id": "shortcuts-incidence",
     "x": "log2_n_opt",
     "y": "rate",
     "template": "scatter",
-    "title": "shortcuts: fraction of label-only runs landing on a shortcut vs log2 N_opt",
+    "title": "shortcuts: fraction of seeds whose label-only net lands on a shortcut vs log2 N_opt",
     "x_label": "log2 N_opt of the cell",
     "y_label": "shortcut rate",
+}
+PLOTS[rules.shortcuts_score_aggregate.output.plot_digit_incidence] = {
+    "id": "shortcuts-digit_incidence",
+    "x": "n_support",
+    "y": "rate",
+    "template": "scatter",
+    "title": "shortcuts: digit shortcut incidence per support and mitigation",
+    "x_label": "observed digit tuples",
+    "y_label": "shortcut incidence over seeds",
 }

@@ -25,7 +25,7 @@ from .methods import METHODS, MULTICLASS_METHODS
 
 SPLITS = ("cal", "eval")
 ALL_METHODS = tuple(dict.fromkeys(METHODS + MULTICLASS_METHODS))
-DEFAULT_REG = 1e-3  # the L2 strength of vector / matrix scaling (calibration.multiclass)
+DEFAULT_REG = 1e-3  # the L2 strength of vector / matrix scaling (metrics.multiclass_calibration)
 
 CALIBRATE_EPILOG = f"""
 Methods: binary scores (column score): {", ".join(METHODS)};
@@ -384,7 +384,7 @@ def run_calibrate(args) -> int:
 def _calibrate_multiclass(args, df, logits) -> int:
     import numpy as np
 
-    from .multiclass import calibrate_multiclass, check_calibration_split
+    from ..metrics.multiclass_calibration import calibrate_multiclass, check_calibration_split
 
     y = df["label"].to_numpy().astype(np.int64)
     is_cal = (df["split"] == "cal").to_numpy()

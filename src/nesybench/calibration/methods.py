@@ -6,8 +6,9 @@ can list the methods without loading the calibrators.
 
 from __future__ import annotations
 
+from ..metrics import MULTICLASS_METHODS  # the K-way calibrators live below the instruments
+
 # Binary calibrators of one score per row, in the order every table lists them.
 METHODS = ("temperature", "platt", "isotonic")
 
-# Calibrators of a K-way head (a row of logits), in the order every table lists them.
-MULTICLASS_METHODS = ("temperature", "vector", "matrix", "isotonic")
+__all__ = ["METHODS", "MULTICLASS_METHODS"]

@@ -11,6 +11,11 @@ import numbers
 
 MAX_BINS = 10_000  # more bins than this is a typo, not a binning (and would cost memory)
 
+# Calibrators of a K-way head (a row of logits), in the order every table lists them
+# (:mod:`nesybench.metrics.multiclass_calibration`; every instrument calibrating a head
+# names them from here).
+MULTICLASS_METHODS = ("temperature", "vector", "matrix", "isotonic")
+
 
 def plain(value: object) -> str:
     """A number as a person writes it, for messages: ``1.1``, ``2``, never ``np.float64(1.1)``.

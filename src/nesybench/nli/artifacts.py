@@ -46,6 +46,7 @@ ARTIFACTS = Registry(
             "score",
             "benchmarks",
             tables=("inventory", "agreement", "folio_audit", "score_nli", "score_nli_depth"),
+            params=(),
         ),
         Job(
             "score",

@@ -1,35 +1,144 @@
-"""The jobs of the shortcuts instrument and the artifacts each writes (see nesybench.artifacts)."""
+"""The jobs of the shortcuts instrument and the artifacts each writes (see nesybench.artifacts).
 
-from ..artifacts import Job, Registry, product_instances
+Everything trained is computed per seed, in blocks of ``seed_block`` consecutive seeds
+(``block-<b>/`` folders; one job trains a block's models as one batch).  A block's params
+omit the sweep keys, so raising ``n_seeds`` adds blocks and reruns none; the aggregates
+read the blocks covering seeds ``0 .. n_seeds - 1``.
+
+generate            concept tasks (demo, counting table, model datasets), certified
+generate  digits    MNIST-Addition tuples per digit support, image pools, certificate, samples
+count               N_opt per task x support x extractor, certified
+train     concepts  per block: label-only nets on every model dataset, the concept-supervised twin
+train     exhibit   the head-to-head exhibit: the first collapsing seed of a declared scan, its twin
+train     digits    per block: every digit support x mitigation model
+score     concepts  per block: run outcomes (alpha, shortcut, collapse) and head-to-head panels
+score     digits    per block: the digit panel, map, confusion, shortcut per model
+score     aggregate distributions over seeds, claim rates, incidence, OOD, the exhibits
+calibrate concepts  per block: temperature on the head-to-head nets' concept heads
+calibrate digits    per block: the digit heads' calibrators (val -> test), before / after
+calibrate aggregate distributions and claim rates of both; the exhibit's reliability
+"""
+
+from __future__ import annotations
+
+from ..artifacts import SEED_BLOCK, Job, Registry
+
+__all__ = ["ARTIFACTS", "block_instances", "block_seeds", "n_blocks"]
 
 
-def _incidence_cells(section):
-    inc = section["incidence"]
-    return product_instances(
-        task=lambda s: inc["tasks"], support=lambda s: [float(f) for f in inc["support_fracs"]]
-    )(section)
+def n_blocks(section) -> int:
+    """Blocks covering seeds ``0 .. n_seeds - 1`` (the last may hold seeds beyond n_seeds)."""
+    size = int(section["seed_block"])
+    return -(-int(section["n_seeds"]) // size)
+
+
+def block_instances(section) -> list[dict]:
+    return [{SEED_BLOCK: b} for b in range(n_blocks(section))]
+
+
+def block_seeds(block: int, seed_block: int) -> list[int]:
+    """The seeds of one block: ``block * seed_block .. (block + 1) * seed_block - 1``.
+
+    >>> block_seeds(2, 5)
+    [10, 11, 12, 13, 14]
+    """
+    return list(range(int(block) * int(seed_block), (int(block) + 1) * int(seed_block)))
+
+
+def _block(stage: str, step: str, tables: tuple[str, ...], doc: str) -> Job:
+    return Job(
+        stage,
+        step,
+        tables=tables,
+        metrics=False,
+        wildcards=(SEED_BLOCK,),
+        instances=block_instances,
+        doc=doc,
+    )
 
 
 ARTIFACTS = Registry(
     "shortcuts",
     [
-        Job("generate", tables=("points", "certificate", "model_points")),
-        Job("count", tables=("n_opt", "dimacs"), plots=("n_opt",)),
-        Job("train", tables=("concepts", "labels", "curves", "sweep", "ood_runs", "tasks")),
+        # Everything upstream of the blocks reads no sweep key: growing n_seeds reruns none.
+        Job("generate", tables=("points", "certificate", "model_points"), sweep_free=True),
+        Job(
+            "generate",
+            "digits",
+            tables=(
+                "digit_tuples",
+                "digit_pools",
+                "digit_supports",
+                "digit_certificate",
+                "digit_samples",
+            ),
+            sweep_free=True,
+            doc="MNIST-Addition tuples of every digit support, with gold digits",
+        ),
+        Job("count", tables=("n_opt", "dimacs"), plots=("n_opt",), sweep_free=True),
+        _block("train", "concepts", ("concept_weights",), "one block's concept nets"),
         Job(
             "train",
-            "incidence",
-            tables=("runs",),
-            metrics=False,
-            wildcards=("task", "support"),
-            instances=_incidence_cells,
-            doc="one (task, support) cell of the shortcut-incidence sweep",
+            "exhibit",
+            tables=("exhibit_scan", "exhibit_concepts", "exhibit_labels", "exhibit_curves"),
+            sweep_free=True,
+            doc="the head-to-head exhibit: the first collapsing seed of the scan and its twin",
         ),
+        _block(
+            "train",
+            "digits",
+            ("digit_weights", "digit_label_predictions"),
+            "one block's digit models",
+        ),
+        _block("score", "concepts", ("concept_runs", "concept_panels"), "one block's outcomes"),
+        _block("score", "digits", ("digit_runs", "digit_confusion"), "one block's digit panels"),
         Job(
             "score",
-            tables=("panel", "alpha", "occurrence", "ood", "incidence"),
-            plots=("incidence",),
+            "aggregate",
+            tables=(
+                "h2h_summaries",
+                "h2h_distribution",
+                "h2h_claims",
+                "exhibit",
+                "exhibit_panel",
+                "exhibit_alpha",
+                "exhibit_occurrence",
+                "ood",
+                "incidence",
+                "digit_summaries",
+                "digit_distribution",
+                "digit_claims",
+                "digit_sweep",
+                "digit_incidence",
+                "digit_exhibit",
+                "digit_exhibit_panel",
+                "digit_exhibit_maps",
+                "digit_exhibit_confusion",
+            ),
+            plots=("incidence", "digit_incidence"),
         ),
-        Job("calibrate", tables=("concept_calibration",)),
+        _block(
+            "calibrate",
+            "concepts",
+            ("concept_calibration",),
+            "one block's concept-head calibration",
+        ),
+        _block(
+            "calibrate",
+            "digits",
+            ("digit_calibration", "digit_reliability"),
+            "one block's digit-head calibration",
+        ),
+        Job(
+            "calibrate",
+            "aggregate",
+            tables=(
+                "calibration_summaries",
+                "calibration_distribution",
+                "calibration_claims",
+                "digit_calibration_table",
+                "digit_exhibit_reliability",
+            ),
+        ),
     ],
 )

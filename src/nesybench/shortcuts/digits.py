@@ -60,8 +60,12 @@ __all__ = [
     "knowledge_labels",
     "make_digit_task",
     "certificate",
+    "sample_table",
+    "sample_figure",
     "sample_grid",
     "tuple_string",
+    "task_tables",
+    "task_from_tables",
 ]
 
 IMAGE_SPLITS = ("train", "val", "test")
@@ -465,6 +469,64 @@ def certificate(task: DigitTask) -> pd.DataFrame:
     return df.sort_values(["kind", "split", "item"], kind="stable").reset_index(drop=True)
 
 
+SAMPLE_COLUMNS = ("point", "position", "digit", "y", "pixels")
+
+
+def sample_table(task: DigitTask, *, split: str = "train", n: int = 12) -> pd.DataFrame:
+    """The first ``n`` points of ``split`` (already shuffled), one row per (point, position):
+    the gold ``digit``, the point's label ``y`` and the image's 64 ``pixels``.
+
+    What the report draws as the generator's sample figure (:func:`sample_figure`).
+
+    >>> t = sample_table(make_digit_task(n_tuples={"train": 4}, seed=0), n=2)
+    >>> t.shape, sorted(t.columns)
+    ((4, 5), ['digit', 'pixels', 'point', 'position', 'y'])
+    """
+    if split not in SPLITS:
+        raise InputError(f"split: must be one of {', '.join(SPLITS)}, got {split!r}")
+    data = task.splits[split]
+    if len(data) == 0:
+        raise InputError(f"split: {split!r} has no points to show")
+    if not (isinstance(n, int) and n >= 1):
+        raise InputError(f"n: must be an integer >= 1, got {n!r}")
+    images = task.images
+    rows = [
+        (point, j, int(data.digits[point, j]), int(data.y[point]), images[i].tolist())
+        for point in range(min(n, len(data)))
+        for j, i in enumerate(data.image_index[point])
+    ]
+    return pd.DataFrame(rows, columns=list(SAMPLE_COLUMNS))
+
+
+def sample_figure(samples: pd.DataFrame, *, n_cols: int = 4, knowledge: str = "sum", title: str):
+    """A matplotlib figure of a :func:`sample_table`: each point's images side by side, titled
+    with its gold digits and label (``"0+6 = 6"``)."""
+    from ..report.figures import new_figure_grid
+
+    if not (isinstance(n_cols, int) and n_cols >= 1):
+        raise InputError(f"n_cols: must be an integer >= 1, got {n_cols!r}")
+    points = sorted(samples["point"].unique())
+    if not points:
+        raise InputError("samples: the table has no points to show")
+    k = int(samples["position"].max()) + 1
+    n_rows = -(-len(points) // n_cols)
+    op = "+" if knowledge == "sum" else "*"
+    fig, axes = new_figure_grid(
+        n_rows, n_cols, width=1.3 * k * n_cols, height=1.45 * n_rows, squeeze=False
+    )
+    for cell, ax in enumerate(axes.ravel()):
+        ax.set_axis_off()
+        if cell >= len(points):
+            continue
+        rows = samples[samples["point"] == points[cell]].sort_values("position")
+        strip = np.hstack([np.asarray(p, dtype=float).reshape(8, 8) for p in rows["pixels"]])
+        ax.imshow(strip, cmap="gray_r", vmin=0.0, vmax=1.0, interpolation="nearest")
+        digits = op.join(str(int(d)) for d in rows["digit"])
+        ax.set_title(f"{digits} = {int(rows['y'].iloc[0])}", fontsize=8)
+    fig.suptitle(title, fontsize=9)
+    return fig
+
+
 def sample_grid(task: DigitTask, *, split: str = "train", n_rows: int = 3, n_cols: int = 4):
     """A matplotlib figure of the first ``n_rows * n_cols`` points of ``split``: each point's
     images side by side, titled with its gold digits and label (``"0+6 = 6"``).
@@ -472,28 +534,105 @@ def sample_grid(task: DigitTask, *, split: str = "train", n_rows: int = 3, n_col
     The points shown are the first of the (already shuffled) split, so the figure
     is a deterministic function of the task.
     """
-    from ..report.figures import new_figure_grid
-
-    if split not in SPLITS:
-        raise InputError(f"split: must be one of {', '.join(SPLITS)}, got {split!r}")
-    data = task.splits[split]
-    if len(data) == 0:
-        raise InputError(f"split: {split!r} has no points to show")
     if not (isinstance(n_rows, int) and isinstance(n_cols, int) and n_rows >= 1 and n_cols >= 1):
         raise InputError(f"n_rows, n_cols: must be integers >= 1, got {n_rows!r}, {n_cols!r}")
-    op = "+" if task.knowledge == "sum" else "*"
-    k = task.n_positions
-    fig, axes = new_figure_grid(
-        n_rows, n_cols, width=1.3 * k * n_cols, height=1.45 * n_rows, squeeze=False
+    samples = sample_table(task, split=split, n=n_rows * n_cols)
+    return sample_figure(
+        samples,
+        n_cols=n_cols,
+        knowledge=task.knowledge,
+        title=f"{split}: gold digits and label ({task.support_name} support)",
     )
-    images = task.images
-    for cell, ax in enumerate(axes.ravel()):
-        ax.set_axis_off()
-        if cell >= len(data):
-            continue
-        strip = np.hstack([images[i].reshape(8, 8) for i in data.image_index[cell]])
-        ax.imshow(strip, cmap="gray_r", vmin=0.0, vmax=1.0, interpolation="nearest")
-        digits = op.join(str(int(d)) for d in data.digits[cell])
-        ax.set_title(f"{digits} = {int(data.y[cell])}", fontsize=8)
-    fig.suptitle(f"{split}: gold digits and label ({task.support_name} support)", fontsize=9)
-    return fig
+
+
+# ---- the task as tables (the generate stage's artifacts) and back ----------------------
+
+
+def task_tables(task: DigitTask) -> dict[str, pd.DataFrame]:
+    """The task as three tables, keyed by ``support`` (the task's support name):
+
+    - ``tuples``: one row per point of every split: ``split``, ``point``, ``images``
+      (image indices, one per position), ``digits`` (gold digits) and ``y``;
+    - ``pools``: one row per image the task uses: ``image``, ``digit``, ``pool``;
+    - ``supports``: one row per digit tuple of the domain: ``state`` (``"a:b"``),
+      ``observed``, with ``knowledge``, ``n_digits`` and ``n_positions``.
+
+    :func:`task_from_tables` reads them back into the same task.
+    """
+    _, image_digits = load_digit_images()
+    name = task.support_name
+    tuples = pd.DataFrame(
+        [
+            (name, split, i, data.image_index[i].tolist(), data.digits[i].tolist(), int(data.y[i]))
+            for split in SPLITS
+            for data in [task.splits[split]]
+            for i in range(len(data))
+        ],
+        columns=["support", "split", "point", "images", "digits", "y"],
+    )
+    pools = pd.DataFrame(
+        [
+            (name, int(i), int(image_digits[i]), pool)
+            for pool in IMAGE_SPLITS
+            for i in task.image_pools[pool]
+        ],
+        columns=["support", "image", "digit", "pool"],
+    )
+    observed = set(task.support)
+    supports = pd.DataFrame(
+        [
+            (
+                name,
+                tuple_string(t),
+                t in observed,
+                task.knowledge,
+                task.n_digits,
+                task.n_positions,
+            )
+            for t in all_tuples(task.n_digits, task.n_positions)
+        ],
+        columns=["support", "state", "observed", "knowledge", "n_digits", "n_positions"],
+    )
+    return {"tuples": tuples, "pools": pools, "supports": supports}
+
+
+def task_from_tables(
+    tuples: pd.DataFrame, pools: pd.DataFrame, supports: pd.DataFrame, *, support: str, seed: int
+) -> DigitTask:
+    """The task named ``support`` read back from :func:`task_tables`; its promises are asserted
+    again (gold digits match the images, y = K(gold), pools, support)."""
+    sup = supports[supports["support"] == support]
+    if sup.empty:
+        raise InputError(
+            f"support: no generated digit task named {support!r}; have "
+            f"{', '.join(sorted(supports['support'].unique()))}"
+        )
+    first = sup.iloc[0]
+    k = int(first["n_positions"])
+    observed = tuple(
+        sorted(tuple(int(v) for v in s.split(":")) for s in sup.loc[sup["observed"], "state"])
+    )
+    rows = tuples[tuples["support"] == support]
+    splits = {}
+    for split in SPLITS:
+        part = rows[rows["split"] == split].sort_values("point")
+        index = np.array(part["images"].tolist(), dtype=np.int64).reshape(-1, k)
+        digits = np.array(part["digits"].tolist(), dtype=np.int64).reshape(-1, k)
+        splits[split] = TupleSplit(index, digits, part["y"].to_numpy(dtype=np.int64))
+    own = pools[pools["support"] == support]
+    image_pools = {
+        p: np.sort(own.loc[own["pool"] == p, "image"].to_numpy(dtype=np.int64))
+        for p in IMAGE_SPLITS
+    }
+    task = DigitTask(
+        knowledge=str(first["knowledge"]),
+        n_digits=int(first["n_digits"]),
+        n_positions=k,
+        support=observed,
+        image_pools=image_pools,
+        splits=splits,
+        seed=int(seed),
+        support_name=support,
+    )
+    _check_task(task)
+    return task

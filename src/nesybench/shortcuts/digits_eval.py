@@ -3,11 +3,13 @@ mitigation sweep call.
 
 Three steps, each a plain function:
 
-1. :func:`train_and_predict` trains one model (a digit-model variant, or the
-   neural baseline) for one seed on one task and returns its
+1. :func:`train_model` trains one model (a digit-model variant, or the neural
+   baseline) for one seed on one task; :func:`predict` returns its
    :class:`Predictions`: per split, the gold digits and labels, the predicted
    labels and, for the digit model, the digit logits and probabilities of every
-   position.
+   position (:func:`train_and_predict` does both).  The pipeline stores a digit
+   model's weights (:func:`model_arrays`) and rebuilds it with :func:`model_from_arrays`,
+   and the baseline's predicted labels (:func:`predictions_from_labels`).
 2. :func:`evaluate` scores predictions: AccY in distribution (test) and out of
    it (ood), and the concept panel of :mod:`nesybench.shortcuts.panel` on the
    test split (AccC, F1(C), Cls(C), ECE(C)), the learned digit map (true digit
@@ -36,11 +38,13 @@ import numpy as np
 
 from ..errors import InputError
 from ..metrics.stats import wilson_interval
-from .baselines import predict_label_mlp, train_label_mlp
+from .baselines import LabelMLP, predict_label_mlp, train_label_mlp
 from .digits import KNOWLEDGE, SPLITS, DigitTask, tuple_string
 from .nesy import (
     DEFAULT_CONFIG,
+    EncoderParams,
     NesyConfig,
+    NesyModel,
     Variant,
     digit_logits,
     one_blas_thread,
@@ -56,6 +60,11 @@ __all__ = [
     "Predictions",
     "IsOptimum",
     "parse_mitigation",
+    "train_model",
+    "predict",
+    "model_arrays",
+    "model_from_arrays",
+    "predictions_from_labels",
     "train_and_predict",
     "digit_map",
     "digit_confusion",
@@ -63,7 +72,9 @@ __all__ = [
     "concept_frame",
     "evaluate",
     "sweep_cell",
+    "COUNTER_WIRED",
     "counter_is_optimum",
+    "counter_count",
     "directional_claims",
 ]
 
@@ -144,6 +155,97 @@ def parse_mitigation(text: str | Variant) -> Variant | str:
     return Variant(**fields)
 
 
+def train_model(
+    task: DigitTask,
+    mitigation: str | Variant = "label_only",
+    *,
+    seed: int,
+    config: NesyConfig = DEFAULT_CONFIG,
+) -> NesyModel | LabelMLP:
+    """Train one model for one seed on ``task``: the digit model of a
+    :class:`~nesybench.shortcuts.nesy.Variant` (or its name), or with ``"neural"`` the
+    baseline without concepts."""
+    variant = parse_mitigation(mitigation)
+    if variant == NEURAL:
+        return train_label_mlp(task, seed=seed, config=config)
+    return train_nesy(task, variant, seed=seed, config=config)
+
+
+def _prediction_frame(task: DigitTask, splits: dict, *, model: str, mitigation: str, seed: int):
+    return Predictions(
+        model=model,
+        mitigation=mitigation,
+        seed=int(seed),
+        knowledge=task.knowledge,
+        n_digits=task.n_digits,
+        support_name=task.support_name,
+        support=task.support,
+        splits=splits,
+    )
+
+
+def predict(task: DigitTask, model: NesyModel | LabelMLP, *, seed: int) -> Predictions:
+    """Every split's predictions of a trained model on ``task``."""
+    images = task.images
+    splits = {}
+    if isinstance(model, LabelMLP):
+        for name in SPLITS:
+            data = task.splits[name]
+            y_pred = predict_label_mlp(model, data.pixels(images))
+            splits[name] = SplitPredictions(data.digits, data.y, y_pred)
+        return _prediction_frame(task, splits, model=NEURAL, mitigation=NEURAL, seed=seed)
+    for name in SPLITS:
+        data = task.splits[name]
+        X = data.pixels(images)
+        with one_blas_thread():
+            logits = digit_logits(model.params, X)
+        probs = probs_from_logits(logits)
+        splits[name] = SplitPredictions(
+            data.digits, data.y, predict_labels(model, X), logits, probs
+        )
+    return _prediction_frame(task, splits, model="nesy", mitigation=model.variant.name, seed=seed)
+
+
+def model_arrays(model: NesyModel) -> dict[str, np.ndarray]:
+    """A digit model's weights by name (``W1``, ``b1``, ``W2``, ``b2``), as the pipeline stores
+    them."""
+    return dict(zip(EncoderParams.NAMES, model.params.arrays()))
+
+
+def model_from_arrays(
+    arrays, *, task: DigitTask, mitigation: str | Variant, config: NesyConfig = DEFAULT_CONFIG
+) -> NesyModel:
+    """The digit model whose weights are ``arrays`` (see :func:`model_arrays`), ready for
+    :func:`predict`; ``mitigation`` names the variant it was trained as."""
+    variant = parse_mitigation(mitigation)
+    if variant == NEURAL:
+        raise InputError("mitigation: the neural baseline has no digit weights to rebuild")
+    params = EncoderParams(*(np.asarray(arrays[n], dtype=np.float64) for n in EncoderParams.NAMES))
+    return NesyModel(
+        params=params,
+        config=config,
+        variant=variant,
+        knowledge=task.knowledge,
+        n_digits=task.n_digits,
+        n_positions=task.n_positions,
+        supervised=np.zeros(0, dtype=np.int64),
+    )
+
+
+def predictions_from_labels(task: DigitTask, y_pred: Mapping[str, np.ndarray], *, seed: int):
+    """The neural baseline's :class:`Predictions` from its stored predicted labels per split."""
+    splits = {}
+    for name in SPLITS:
+        data = task.splits[name]
+        labels = np.asarray(y_pred.get(name, np.zeros(0)), dtype=np.int64)
+        if labels.shape != data.y.shape:
+            raise InputError(
+                f"y_pred[{name!r}]: expected {len(data)} predicted labels, got {labels.size}"
+            )
+        splits[name] = SplitPredictions(data.digits, data.y, labels)
+    return _prediction_frame(task, splits, model=NEURAL, mitigation=NEURAL, seed=seed)
+
+
 def train_and_predict(
     task: DigitTask,
     mitigation: str | Variant = "label_only",
@@ -156,39 +258,7 @@ def train_and_predict(
     ``mitigation`` is a :class:`~nesybench.shortcuts.nesy.Variant`, its name, or
     ``"neural"`` for the baseline without concepts.
     """
-    variant = parse_mitigation(mitigation)
-    images = task.images
-    splits = {}
-    if variant == NEURAL:
-        model = train_label_mlp(task, seed=seed, config=config)
-        for name in SPLITS:
-            data = task.splits[name]
-            splits[name] = SplitPredictions(
-                data.digits, data.y, predict_label_mlp(model, data.pixels(images))
-            )
-        kind, label = NEURAL, NEURAL
-    else:
-        model = train_nesy(task, variant, seed=seed, config=config)
-        for name in SPLITS:
-            data = task.splits[name]
-            X = data.pixels(images)
-            with one_blas_thread():
-                logits = digit_logits(model.params, X)
-            probs = probs_from_logits(logits)
-            splits[name] = SplitPredictions(
-                data.digits, data.y, predict_labels(model, X), logits, probs
-            )
-        kind, label = "nesy", variant.name
-    return Predictions(
-        model=kind,
-        mitigation=label,
-        seed=int(seed),
-        knowledge=task.knowledge,
-        n_digits=task.n_digits,
-        support_name=task.support_name,
-        support=task.support,
-        splits=splits,
-    )
+    return predict(task, train_model(task, mitigation, seed=seed, config=config), seed=seed)
 
 
 def _pooled(pred: Predictions, splits: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -374,6 +444,13 @@ def sweep_cell(
     }
 
 
+# The categorical counter (counting v2: ``sum`` knowledge, the ``shared`` family) is the one
+# authority on which digit maps are optima and how many there are.  Until it is merged the
+# two functions below raise and COUNTER_WIRED is False: the pipeline then reports the map
+# membership, log2 N_opt and n_distinct of the digit supports as pending, never as a guess.
+COUNTER_WIRED = False
+
+
 def counter_is_optimum(
     digit_map: Mapping[int, int], *, support: Sequence[Sequence[int]], knowledge: str, n_digits: int
 ) -> bool:
@@ -391,6 +468,22 @@ def counter_is_optimum(
         "counting v2; until it is merged, pass is_optimum=None or a test double. "
         f"(asked for support of {len(support)} tuples, e.g. {tuple_string(support[0])}, "
         f"knowledge {knowledge!r}, {n_digits} digits)"
+    )
+
+
+def counter_count(
+    support: Sequence[Sequence[int]], *, knowledge: str, n_digits: int, n_positions: int
+) -> dict:
+    """INTEGRATION POINT with the counter (counting v2): the optima of ``support`` for the
+    ``shared`` family, as ``{"n_opt": int, "log2_n_opt": float, "n_distinct": int}``
+    (``n_distinct``: the distinct digit maps among them, as the counter defines it).
+
+    Raises until counting v2 is merged (see :data:`COUNTER_WIRED`).
+    """
+    raise NotImplementedError(
+        "counter_count: categorical N_opt and n_distinct (sum knowledge, shared family) come "
+        f"with counting v2 (asked for {len(support)} tuples of {n_positions} digits 0-"
+        f"{n_digits - 1}, knowledge {knowledge!r})"
     )
 
 

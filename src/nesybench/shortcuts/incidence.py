@@ -6,9 +6,11 @@ data.  Each run is classified from its learned relabeling ``alpha`` (true state
 -> majority predicted state, read off the evaluated clusters: the test split
 for observed states, the ood split for unobserved ones):
 
-- *label-perfect*: ``K(alpha(g)) = K(g)`` on every observed state and the test
-  label accuracy is at least ``min_acc_y`` (alpha is a majority vote, so the
-  accuracy guard keeps a noisy model from passing on its majorities alone);
+- *label-perfect*: alpha is one of the optima the counter counts on the observed
+  support (``K(alpha(g)) = K(g)`` on every observed state, asked of
+  :func:`nesybench.counting.is_optimum`, never re-implemented) and the test label
+  accuracy is at least ``min_acc_y`` (alpha is a majority vote, so the accuracy guard
+  keeps a noisy model from passing on its majorities alone);
 - *shortcut*: label-perfect and ``alpha`` is not the identity;
 - *collapse*: label-perfect and ``alpha`` is not injective.
 
@@ -24,29 +26,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..counting import is_optimum
+from ..logic.knowledge import Knowledge
 from ..metrics.stats import wilson_interval
-from .model import (
-    ConceptNetConfig,
-    KnowledgeTable,
-    concept_probs,
-    init_params,
-    predict_labels,
-    train,
-)
-from .panel import alpha_string, is_identity, is_injective, learned_relabeling, state_string
-
-
-def init_seed(base_seed: int, name: str, index: int) -> np.random.SeedSequence:
-    """Child seed of run ``index`` of the sweep called ``name`` (derived by name, never by position
-    in a dict)."""
-    return np.random.SeedSequence([int(base_seed), *name.encode("utf-8"), 0, int(index)])
-
-
-def label_preserving(
-    alpha: dict[str, str], label_of: dict[str, int], states: Sequence[str]
-) -> bool:
-    """``K(alpha(g)) = K(g)`` for every ``g`` in ``states`` (all must be in ``alpha``)."""
-    return all(g in alpha and label_of[alpha[g]] == label_of[g] for g in states)
+from .model import KnowledgeTable, concept_probs, predict_labels
+from .panel import alpha_string, is_identity, is_injective, learned_relabeling
 
 
 @dataclass(frozen=True)
@@ -82,14 +66,20 @@ class RunOutcome:
 
 
 def evaluate_runs(
-    params, kb: KnowledgeTable, splits: dict, support: Sequence[str], *, min_acc_y: float
+    params,
+    kb: KnowledgeTable,
+    splits: dict,
+    support: Sequence[str],
+    *,
+    knowledge: Knowledge,
+    min_acc_y: float,
 ) -> list[RunOutcome]:
     """Classify every model of a trained batch (see the module docstring).
 
     ``splits`` maps split name -> ``(X, G, Y)``; ``"test"`` is required,
-    ``"ood"`` is used when it has points.
+    ``"ood"`` is used when it has points.  ``knowledge`` is the task's knowledge
+    (``kb`` is its lookup table), for the counter's membership test.
     """
-    label_of = {state_string(s): int(y) for s, y in zip(kb.states, kb.labels)}
     k = kb.n_concepts
     evaluated = {}
     for name in ("test", "ood"):
@@ -107,7 +97,8 @@ def evaluate_runs(
             acc[name] = float(np.mean(y_pred[b] == Y))
             if name == "test":
                 acc_c = float(np.mean(c_pred[b] == G))
-        perfect = label_preserving(alpha, label_of, support) and acc["test"] >= min_acc_y
+        covered = all(g in alpha for g in support)
+        perfect = covered and is_optimum(alpha, knowledge, support) and acc["test"] >= min_acc_y
         outcomes.append(
             RunOutcome(
                 seed_index=b,
@@ -121,17 +112,6 @@ def evaluate_runs(
             )
         )
     return outcomes
-
-
-def train_label_only_sweep(
-    X, Y, G, kb: KnowledgeTable, *, seeds, config: ConceptNetConfig, callback=None
-):
-    """Train one label-only model per seed, all in one batch; returns ``(initial params,
-    TrainResult)``."""
-    p0 = init_params(
-        seeds, n_inputs=np.asarray(X).shape[1], n_concepts=kb.n_concepts, config=config
-    )
-    return p0, train(p0, X, Y, G, kb, config=config, callback=callback)
 
 
 def incidence_counts(label_perfect, shortcut, collapse) -> dict:

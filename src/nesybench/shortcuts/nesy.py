@@ -176,13 +176,31 @@ class NesyModel:
     loss_curve: np.ndarray = field(default_factory=lambda: np.zeros(0))  # mean batch loss / epoch
 
 
+_CONTROLLER: dict = {}
+
+
+def _blas_controller():
+    """One ``threadpoolctl.ThreadpoolController`` per set of loaded libraries.
+
+    Building a controller scans every loaded shared library (milliseconds each time); a
+    block job enters :class:`one_blas_thread` hundreds of times, so the scan is kept and
+    redone only when new libraries have been loaded since.
+    """
+    import sys
+
+    from threadpoolctl import ThreadpoolController
+
+    key = len(sys.modules)
+    if _CONTROLLER.get("key") != key:
+        _CONTROLLER.update(key=key, controller=ThreadpoolController())
+    return _CONTROLLER["controller"]
+
+
 class one_blas_thread:
     """Context manager: BLAS on one thread (results then do not depend on the core count)."""
 
     def __enter__(self):
-        from threadpoolctl import threadpool_limits
-
-        self._limits = threadpool_limits(limits=1, user_api="blas")
+        self._limits = _blas_controller().limit(limits=1, user_api="blas")
         return self
 
     def __exit__(self, *exc):

@@ -45,15 +45,22 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from sklearn.metrics import f1_score
 
 from ..errors import InputError, UserError
 from ..metrics import plain
-from ..metrics.calibration import expected_calibration_error
+
+# scikit-learn (F1) and the ECE engine load on first use: a job that only trains or reads
+# relabelings starts without them.
 
 CONCEPT_COLUMNS = ("point", "concept", "gold", "probs")
 SUM_TOL = 1e-6
 MAX_OCCURRENCE_STATES = 4096  # the occurrence vector is listed up to this many joint states
+
+
+def _f1_score():
+    from sklearn.metrics import f1_score
+
+    return f1_score
 
 
 def predicted_concepts(probs: Sequence[np.ndarray]) -> np.ndarray:
@@ -110,7 +117,7 @@ def concept_macro_f1(c_true, c_pred) -> float:
     """
     c_true, c_pred = np.asarray(c_true), np.asarray(c_pred)
     scores = [
-        f1_score(c_true[:, j], c_pred[:, j], average="macro", zero_division=0.0)
+        _f1_score()(c_true[:, j], c_pred[:, j], average="macro", zero_division=0.0)
         for j in range(c_true.shape[1])
     ]
     return float(np.mean(scores))
@@ -280,6 +287,8 @@ def concept_ece(
     left-closed unless ``right_closed``).
     """
     conf, correct = _top_label_pairs(c_true, probs)
+    from ..metrics.calibration import expected_calibration_error
+
     return expected_calibration_error(
         correct, np.clip(conf, 0.0, 1.0), n_bins=n_bins, right_closed=right_closed
     )
@@ -302,6 +311,8 @@ def concept_value_ece(
     >>> [round(r["ece"], 4) for r in concept_value_ece([[0], [1], [1]], probs)]
     [0.1, 0.55]
     """
+    from ..metrics.calibration import expected_calibration_error
+
     c_true = np.asarray(c_true)
     rows = []
     for j, p in enumerate(probs):
@@ -399,21 +410,25 @@ def learned_relabeling(c_true, c_pred) -> dict[str, str]:
 
     Read off the evaluated clusters: among the points whose gold state is ``g``,
     the majority predicted joint state (ties broken towards the
-    lexicographically smallest state, so the map is deterministic).  Only true
-    states that occur in ``c_true`` get an entry.
+    lexicographically smallest state string, so the map is deterministic).  Only
+    true states that occur in ``c_true`` get an entry.
+
+    >>> learned_relabeling([[0, 1], [0, 1], [1, 1]], [[0, 1], [1, 1], [1, 1]])
+    {'01': '01', '11': '11'}
     """
     c_true, c_pred = np.asarray(c_true), np.asarray(c_pred)
-    alpha: dict[str, str] = {}
-    true_keys = [state_string(r) for r in c_true]
-    pred_keys = [state_string(r) for r in c_pred]
-    counts: dict[str, dict[str, int]] = {}
-    for t, p in zip(true_keys, pred_keys):
-        counts.setdefault(t, {}).setdefault(p, 0)
-        counts[t][p] += 1
-    for t in sorted(counts):
-        best = max(counts[t].values())
-        alpha[t] = min(p for p, c in counts[t].items() if c == best)
-    return alpha
+    if len(c_true) == 0:
+        return {}
+    true_states, t_idx = np.unique(c_true, axis=0, return_inverse=True)
+    pred_states, p_idx = np.unique(c_pred, axis=0, return_inverse=True)
+    counts = np.zeros((len(true_states), len(pred_states)), dtype=np.int64)
+    np.add.at(counts, (t_idx.reshape(-1), p_idx.reshape(-1)), 1)
+    pred_keys = [state_string(r) for r in pred_states]
+    alpha = {}
+    for row, state in zip(counts, true_states):
+        best = row.max()
+        alpha[state_string(state)] = min(k for k, c in zip(pred_keys, row) if c == best)
+    return dict(sorted(alpha.items()))
 
 
 def is_injective(alpha: dict[str, str]) -> bool:

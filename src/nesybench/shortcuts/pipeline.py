@@ -1,8 +1,23 @@
-"""Stage functions of the shortcuts instrument (see docs/CONTRIBUTING.md).
+"""Stage functions of the shortcuts instrument (see docs/CONTRIBUTING.md): read, call, write.
 
-generate: seeded concept tasks (X, G, Y) for train / test / ood, certified.
-count:    N_opt per task and support fraction, for each extractor family,
-          certified against independent oracles before the table is printed.
+generate            seeded concept tasks (X, G, Y) for train / test / ood, certified
+generate  digits    MNIST-Addition tuples on real digits per support, certified
+count               N_opt per task and support fraction, for each extractor family,
+                    certified against independent oracles before the table is printed
+train     concepts  one block of seeds: label-only nets on every model dataset, the twins
+train     exhibit   the head-to-head exhibit (first collapsing seed of a declared scan)
+train     digits    one block of seeds: every digit support x mitigation model
+score     concepts  one block: outcomes and head-to-head panels
+score     digits    one block: digit panels, maps, confusion
+score     aggregate distributions over seeds, claim rates, incidence, OOD, exhibits
+calibrate concepts  one block: temperature on the head-to-head nets' concept heads
+calibrate digits    one block: the digit heads' calibrators, before / after
+calibrate aggregate distributions and claim rates; the digit exhibit's reliability
+
+The jobs and their artifacts are declared in :mod:`.artifacts`; the computations live in
+:mod:`.concept_sweep`, :mod:`.digit_sweep`, :mod:`.summaries` (tables over seeds) and
+:mod:`.claims` (the chapter's claims, thresholds in params.yaml); console tables in
+:mod:`.printing`.  Heavy modules are imported inside the functions that need them.
 """
 
 from __future__ import annotations
@@ -23,8 +38,9 @@ from ..counting import (
 from ..counting.oracles import DISENTANGLED_ENUMERATION_MAX_K, JOINT_ENUMERATION_LIMIT
 from ..errors import UserError, check_claim
 from ..logic.cnf import from_dimacs
-from ..logic.knowledge import make_knowledge
-from .report import count_table_wide
+from ..logic.knowledge import all_states, make_knowledge, state_str
+from ..sweep import check_claims, claim_table, distribution_table, sweep_metrics
+from .concept_sweep import model_datasets
 from .tasks import POINT_COLUMNS, SPLITS, certify_task, make_task, resolve_knowledge, task_rows
 
 # ---------------------------------------------------------------------------
@@ -55,26 +71,6 @@ def _generated_fracs(params: dict) -> dict[str, list[float]]:
     return out
 
 
-def _model_datasets(params: dict) -> list[tuple[str, float]]:
-    """(task, support) of every dataset the concept models train on: head-to-head, OOD, incidence
-    cells."""
-    models, incidence = params["models"], params["incidence"]
-    pairs = {
-        (models["task"], float(models["support_frac"])),
-        (models["task"], float(models["ood_support_frac"])),
-    }
-    pairs |= {
-        (task, float(frac)) for task in incidence["tasks"] for frac in incidence["support_fracs"]
-    }
-    for task, _ in pairs:
-        if task not in params["tasks"]:
-            raise UserError(
-                "params.yaml: shortcuts.models.task and shortcuts.incidence.tasks must name "
-                f"tasks in shortcuts.tasks ({', '.join(sorted(params['tasks']))}), got {task!r}"
-            )
-    return sorted(pairs)
-
-
 def _task_from_params(p: dict, name: str, frac: float, sizes: dict):
     """The seeded task `name` at support `frac` with the per-state sizes of `sizes` (demo or
     models)."""
@@ -94,12 +90,12 @@ def _generate_model_points(ctx) -> None:
     """The model datasets (more points per state than the demo), certified like every other task."""
     p = ctx.params
     rows = []
-    for name, frac in _model_datasets(p):
+    for name, frac in model_datasets(p):
         task = _task_from_params(p, name, frac, p["models"])
         certify_task(task)  # raises ClaimFailed on any broken promise
         rows.extend(task_rows(task))
     ctx.log(
-        f"model datasets: {len(rows)} points over {len(_model_datasets(p))} (task, support) "
+        f"model datasets: {len(rows)} points over {len(model_datasets(p))} (task, support) "
         "pairs, certified"
     )
     ctx.write_table(
@@ -474,6 +470,8 @@ def count(ctx) -> None:
 
 
 def _print_count_table(ctx, table: pd.DataFrame, tasks: dict) -> None:
+    from .report import count_table_wide  # the report's layout (matplotlib loads lazily)
+
     wide = count_table_wide(table, task_order=sorted(tasks))
     ctx.print_table(
         "shortcuts: RS count vs support fraction (support read off the generated train split)",
@@ -487,14 +485,511 @@ def _print_count_table(ctx, table: pd.DataFrame, tasks: dict) -> None:
         print(f"  {name} (k={k}): {knowledge.describe()}   ({n1}/{2**k} states satisfy)")
 
 
-from .model_stages import calibrate, score, train, train_incidence  # noqa: E402
+# ---------------------------------------------------------------------------
+# generate digits: MNIST-Addition tuples on real handwritten digits
+# ---------------------------------------------------------------------------
+
+
+def generate_digits(ctx) -> None:
+    """Every digit support's task: image pools, tuples with gold digits, the certificate, and
+    sample images of the head-to-head support."""
+    from . import digit_sweep, digits, printing
+
+    d = ctx.params["digits"]
+    digit_sweep.mitigation_names(d)  # the sweep's names, checked before anything trains
+    tasks = digit_sweep.generate_tasks(d, seed=int(ctx.params["seed"]))
+    tables = digit_sweep.generated_tables(tasks)
+    cert = pd.concat(
+        [digits.certificate(t).assign(support=name) for name, t in tasks.items()],
+        ignore_index=True,
+    )
+    h2h = d["head_to_head"]["support"]
+    ctx.write_table("digit_tuples", tables["tuples"], key=["support", "split", "point"])
+    ctx.write_table("digit_pools", tables["pools"], key=["support", "image"])
+    ctx.write_table("digit_supports", tables["supports"], key=["support", "state"])
+    ctx.write_table("digit_certificate", cert, key=["support", "kind", "split", "item"])
+    ctx.write_table(
+        "digit_samples",
+        digits.sample_table(tasks[h2h], n=12).assign(support=h2h),
+        key=["point", "position"],
+    )
+    printing.digit_certificate(cert, tasks)
+    ctx.write_metrics(
+        {
+            "digits": {
+                name: {
+                    "n_support": len(t.support),
+                    **{f"{split}_points": len(t.splits[split]) for split in digits.SPLITS},
+                }
+                for name, t in tasks.items()
+            }
+        }
+    )
+
+
+# ---------------------------------------------------------------------------
+# train / score / calibrate: the concept models over seeds, in blocks
+# ---------------------------------------------------------------------------
+
+
+def _block(ctx) -> list[int]:
+    from .artifacts import block_seeds
+
+    return block_seeds(ctx.wildcards["block"], ctx.params["seed_block"])
+
+
+def _h2h_key(p: dict) -> tuple[str, float]:
+    return p["models"]["task"], float(p["models"]["support_frac"])
+
+
+def _datasets(ctx):
+    """Every model dataset, read back from the generate stage."""
+    from .concept_sweep import load_dataset
+
+    points = ctx.read_table("model_points", stage="generate")
+    return [load_dataset(points, ctx.params, t, f) for t, f in model_datasets(ctx.params)]
+
+
+def train_concepts(ctx) -> None:
+    """One block of seeds: the label-only nets on every model dataset, and the
+    concept-supervised twins on the head-to-head dataset."""
+    from .concept_sweep import block_weights, model_config, train_block
+
+    p, seeds = ctx.params, _block(ctx)
+    config = model_config(p["models"])
+    frames = []
+    for data in _datasets(ctx):
+        twin = (
+            int(p["models"]["concept_sup_points"])
+            if (data.task, data.support_frac) == _h2h_key(p)
+            else None
+        )
+        result, keys = train_block(data, seeds=seeds, config=config, twin_points=twin)
+        frames.append(block_weights(data, result.params, keys))
+        ctx.log(f"{data.task} @ {data.support_frac:g}: {len(keys)} nets x {config.epochs} epochs")
+    ctx.write_table(
+        "concept_weights",
+        pd.concat(frames, ignore_index=True),
+        key=["task", "support_frac", "seed", "model", "array"],
+    )
+
+
+def train_exhibit(ctx) -> None:
+    """The head-to-head exhibit: label-only nets of seeds ``0 .. exhibit_scan - 1`` on the
+    head-to-head dataset; the first that collapses and its concept-supervised twin."""
+    from . import concept_sweep as cs
+
+    p, models = ctx.params, ctx.params["models"]
+    data = next(d for d in _datasets(ctx) if (d.task, d.support_frac) == _h2h_key(p))
+    config, n_scan = cs.model_config(models), int(models["exhibit_scan"])
+    ctx.log(f"scanning seeds 0..{n_scan - 1} for the first collapsing label-only net")
+    scan, keys = cs.train_block(data, seeds=range(n_scan), config=config)
+    runs = cs.run_rows(scan.params, keys, data, min_acc_y=float(models["min_acc_y"]))
+    picked = runs.loc[runs["collapse"], "seed"]
+    runs["picked"] = runs["seed"] == (int(picked.iloc[0]) if len(picked) else -1)
+    ctx.write_table("exhibit_scan", runs, key=["seed"])
+    seed = int(picked.iloc[0]) if len(picked) else None
+    ctx.log(f"exhibit seed: {seed} ({len(picked)} of {n_scan} scanned seeds collapse)")
+    pair, curves = cs.exhibit_pair(
+        data, scan, seed, config=config, twin_points=int(models["concept_sup_points"])
+    )
+    concepts, labels = (
+        cs.prediction_tables(pair, cs.MODELS, data) if pair else cs.empty_predictions()
+    )
+    ctx.write_table("exhibit_concepts", concepts, key=["model", "split", "point", "concept"])
+    ctx.write_table("exhibit_labels", labels, key=["model", "split", "point"])
+    ctx.write_table("exhibit_curves", curves, key=["model", "epoch"])
+    ctx.write_metrics({"exhibit": {"scan": n_scan, "seed": -1 if seed is None else seed}})
+
+
+def _digit_tasks(ctx) -> dict:
+    from .digits import task_from_tables
+
+    tuples = ctx.read_table("digit_tuples", stage="generate")
+    pools = ctx.read_table("digit_pools", stage="generate")
+    supports = ctx.read_table("digit_supports", stage="generate")
+    seed = int(ctx.params["seed"])
+    return {
+        name: task_from_tables(tuples, pools, supports, support=name, seed=seed)
+        for name in ctx.params["digits"]["supports"]
+    }
+
+
+def train_digits(ctx) -> None:
+    """One block of seeds: every (digit support, mitigation) model."""
+    from . import digit_sweep
+
+    d = ctx.params["digits"]
+    weights, labels = digit_sweep.train_block(
+        _digit_tasks(ctx),
+        mitigations=digit_sweep.mitigation_names(d),
+        seeds=_block(ctx),
+        config=digit_sweep.config_from_params(d),
+        log=ctx.log,
+    )
+    ctx.write_table("digit_weights", weights, key=["support", "mitigation", "seed", "array"])
+    ctx.write_table("digit_label_predictions", labels, key=["support", "seed", "split", "point"])
+
+
+def score_concepts(ctx) -> None:
+    """One block: every net's outcome (alpha, label-perfect, shortcut, collapse) and the
+    head-to-head nets' concept panels."""
+    from . import concept_sweep as cs
+
+    p = ctx.params
+    weights = ctx.read_table("concept_weights", stage="train", block=ctx.wildcards["block"])
+    runs, panels = [], None
+    for data in _datasets(ctx):
+        params, keys = cs.batch_from_weights(weights, data)
+        runs.append(cs.run_rows(params, keys, data, min_acc_y=float(p["models"]["min_acc_y"])))
+        if (data.task, data.support_frac) == _h2h_key(p):
+            panels = cs.panel_rows(params, keys, data)
+    ctx.write_table(
+        "concept_runs",
+        pd.concat(runs, ignore_index=True),
+        key=["task", "support_frac", "seed", "model"],
+    )
+    ctx.write_table("concept_panels", panels, key=["seed", "model"])
+
+
+def _digit_predictions(ctx):
+    from . import digit_sweep
+
+    d = ctx.params["digits"]
+    block = ctx.wildcards["block"]
+    return digit_sweep.block_predictions(
+        _digit_tasks(ctx),
+        ctx.read_table("digit_weights", stage="train", block=block),
+        ctx.read_table("digit_label_predictions", stage="train", block=block),
+        mitigations=digit_sweep.mitigation_names(d),
+        seeds=_block(ctx),
+        config=digit_sweep.config_from_params(d),
+    )
+
+
+def score_digits(ctx) -> None:
+    """One block: every digit model's panel, map, shortcut flag (and, once the categorical
+    counter is wired, whether its map is a counted optimum) and its confusion matrix."""
+    from . import digit_sweep
+    from .digits_eval import COUNTER_WIRED, counter_is_optimum
+
+    d = ctx.params["digits"]
+    runs, confusion = digit_sweep.score_block(
+        _digit_predictions(ctx),
+        min_acc_y=float(d["min_acc_y"]),
+        n_bins=int(d["n_bins"]),
+        is_optimum=counter_is_optimum if COUNTER_WIRED else None,
+    )
+    ctx.write_table("digit_runs", runs, key=["support", "mitigation", "seed"])
+    ctx.write_table(
+        "digit_confusion",
+        confusion,
+        key=["support", "mitigation", "seed", "true_digit", "predicted_digit"],
+    )
+
+
+def calibrate_concepts(ctx) -> None:
+    """One block: temperature scaling of both head-to-head nets' concept heads."""
+    from . import claims
+    from . import concept_sweep as cs
+
+    weights = ctx.read_table("concept_weights", stage="train", block=ctx.wildcards["block"])
+    data = next(d for d in _datasets(ctx) if (d.task, d.support_frac) == _h2h_key(ctx.params))
+    params, keys = cs.batch_from_weights(weights, data)
+    table = cs.calibration_rows(params, keys, data)
+    claims.check_accuracy_kept(table, what="concept net")
+    ctx.write_table("concept_calibration", table, key=["seed", "model", "method"])
+
+
+def calibrate_digits(ctx) -> None:
+    """One block: every digit model's heads calibrated (fitted on val, audited on test)."""
+    from . import claims, digit_sweep
+
+    d = ctx.params["digits"]
+    h2h = d["head_to_head"]["support"]
+    supervised = digit_sweep.supervised_name(d)
+    table, reliability = digit_sweep.calibrate_block(
+        _digit_predictions(ctx),
+        methods=list(d["calibration"]["methods"]),
+        n_bins=int(d["n_bins"]),
+        reliability_for={(h2h, "label_only"), (h2h, supervised)},
+    )
+    claims.check_accuracy_kept(table, what="digit model", name="mitigation")
+    ctx.write_table("digit_calibration", table, key=["support", "mitigation", "seed", "method"])
+    ctx.write_table(
+        "digit_reliability",
+        reliability,
+        key=["support", "mitigation", "seed", "method", "reading", "target", "class", "bin"],
+    )
+
+
+# ---------------------------------------------------------------------------
+# aggregates: distributions over seeds, claim rates, the exhibits
+# ---------------------------------------------------------------------------
+
+
+def _gather(ctx, name: str, stage: str) -> pd.DataFrame:
+    """A block table over the blocks covering the sweep, restricted to seeds 0..n_seeds-1."""
+    from .artifacts import n_blocks
+    from .summaries import seeds_of
+
+    frames = [ctx.read_table(name, stage=stage, block=b) for b in range(n_blocks(ctx.params))]
+    return seeds_of(frames, ctx.seeds)
+
+
+def _h2h_exhibit(ctx) -> dict:
+    """The head-to-head exhibit: the seed its rule picked, its panel, alpha and occurrence."""
+    from . import claims
+    from .concept_sweep import load_dataset
+    from .summaries import exhibit_tables, scan_exhibit
+
+    p = ctx.params
+    exhibit = scan_exhibit(
+        ctx.read_table("exhibit_scan", stage="train"), n_scan=int(p["models"]["exhibit_scan"])
+    )
+    concepts = ctx.read_table("exhibit_concepts", stage="train")
+    data = load_dataset(ctx.read_table("model_points", stage="generate"), p, *_h2h_key(p))
+    if exhibit["seed"] is not None:
+        states = [state_str(s) for s in all_states(data.knowledge.k)]
+        panel, alpha, occurrence, alphas = exhibit_tables(
+            concepts,
+            ctx.read_table("exhibit_labels", stage="train"),
+            state_names=states,
+            source=str(ctx.registry.path("train", "exhibit_concepts")),
+        )
+        claims.check_exhibit_alpha(alphas["label_only"], data.knowledge, data.support)
+        exhibit["twin_identity"] = all(k == v for k, v in alphas["concept_sup"].items())
+    else:
+        panel = pd.DataFrame(columns=["row", "metric", "key", "label_only", "concept_sup"])
+        alpha = pd.DataFrame(columns=["model", "true_state", "predicted_state"])
+        occurrence = pd.DataFrame(columns=["model", "state", "count"])
+    ctx.write_table("exhibit", pd.DataFrame([exhibit]), key=["rule"])
+    ctx.write_table("exhibit_panel", panel, key=["row"])
+    ctx.write_table("exhibit_alpha", alpha, key=["model", "true_state"])
+    ctx.write_table("exhibit_occurrence", occurrence, key=["model", "state"])
+    return {**exhibit, "support": ",".join(data.support)}
+
+
+def _aggregate_h2h(ctx, runs: pd.DataFrame) -> dict:
+    """The binary head-to-head and the OOD runs over seeds; the exhibit."""
+    from . import claims, printing
+    from .concept_sweep import count_survivors
+    from .summaries import H2H_METRICS, h2h_summary, ood_table
+
+    p = ctx.params
+    panels = _gather(ctx, "concept_panels", "score")
+    summary = h2h_summary(panels, runs, models=p["models"], thresholds=p["claims"]["thresholds"])
+    dist = distribution_table(summary, H2H_METRICS)
+    verdicts = claim_table(summary, claims.H2H_CLAIMS, p["claims"])
+    exhibit = _h2h_exhibit(ctx)
+    task, ood_frac = p["models"]["task"], float(p["models"]["ood_support_frac"])
+    ood_data = next(d for d in _datasets(ctx) if (d.task, d.support_frac) == (task, ood_frac))
+    counted = count_survivors(ood_data.knowledge, ood_data.support)
+    claims.check_ood_survivors(counted)
+    ood = ood_table(summary, counted, task=task, support=",".join(ood_data.support))
+    ctx.write_table("h2h_summaries", summary, key=["seed"])
+    ctx.write_table("h2h_distribution", dist, key=["order"])
+    ctx.write_table("h2h_claims", verdicts, key=["order"])
+    ctx.write_table("ood", ood, key=["task"])
+    printing.head_to_head(dist, verdicts, exhibit, ood)
+    check_claims(verdicts, where=f"shortcuts head-to-head over {len(summary)} seeds")
+    row = ood.iloc[0]
+    return {
+        "head_to_head": sweep_metrics(dist, verdicts, claims.H2H_CLAIMS),
+        "exhibit": {"seed": -1 if exhibit["seed"] is None else exhibit["seed"]},
+        "ood": {
+            "n_opt_biased": int(row["n_opt_biased"]),
+            "n_survivors_counted": int(row["n_survivors_counted"]),
+            "ood_correct_share": float(row["ood_correct_share"]),
+        },
+    }
+
+
+def _aggregate_incidence(ctx, runs: pd.DataFrame) -> dict:
+    """The incidence cells: shortcut rate over seeds beside log2 N_opt of each cell."""
+    from . import printing
+    from .summaries import incidence_table, metric_token
+
+    inc = ctx.params["incidence"]
+    data = {(d.task, d.support_frac): d for d in _datasets(ctx)}
+    cells, log2 = [], {}
+    for task in inc["tasks"]:
+        for frac in (float(f) for f in inc["support_fracs"]):
+            d = data[task, frac]
+            cells.append((task, frac, d.knowledge.k, d.support))
+            log2[task, frac] = count_optima(d.knowledge, list(d.support)).log2_n_opt
+    table = incidence_table(runs, cells, log2)
+    ctx.write_table("incidence", table, key=["task", "support_frac"])
+    ctx.write_plot(
+        "incidence", table[["task", "support_frac", "log2_n_opt", "rate", "rate_lo", "rate_hi"]]
+    )
+    printing.incidence(table)
+    return {
+        "incidence": {
+            t: {
+                metric_token(r["support_frac"]): {k: r[k] for k in ("rate", "rate_lo", "rate_hi")}
+                for r in table[table["task"] == t].to_dict("records")
+            }
+            for t in inc["tasks"]
+        }
+    }
+
+
+def _digit_counts(ctx) -> dict:
+    """log2 N_opt and n_distinct of every digit support, from the categorical counter (empty
+    until it is wired: the tables then say pending)."""
+    from .digits_eval import COUNTER_WIRED, counter_count
+
+    if not COUNTER_WIRED:
+        return {}
+    supports = ctx.read_table("digit_supports", stage="generate")
+    out = {}
+    for name, rows in supports.groupby("support", sort=True):
+        observed = [
+            tuple(int(v) for v in s.split(":")) for s in rows.loc[rows["observed"], "state"]
+        ]
+        first = rows.iloc[0]
+        out[name] = counter_count(
+            observed,
+            knowledge=str(first["knowledge"]),
+            n_digits=int(first["n_digits"]),
+            n_positions=int(first["n_positions"]),
+        )
+    return out
+
+
+def _digit_exhibit(ctx, summary: pd.DataFrame, runs: pd.DataFrame, models: list[str]) -> dict:
+    from .summaries import digit_exhibit_panel, pick_digit_exhibit
+
+    p = ctx.params
+    support = p["digits"]["head_to_head"]["support"]
+    exhibit = pick_digit_exhibit(summary, rule=p["exhibit"]["digits"])
+    seed = exhibit["seed"]
+    panel, maps = digit_exhibit_panel(runs, support=support, seed=seed, models=models)
+    confusion = ctx.read_table("digit_confusion", stage="score", block=seed // int(p["seed_block"]))
+    confusion = confusion[
+        (confusion["support"] == support)
+        & (confusion["seed"] == seed)
+        & confusion["mitigation"].isin(models)
+    ]
+    ctx.write_table("digit_exhibit", pd.DataFrame([{**exhibit, "support": support}]), key=["rule"])
+    ctx.write_table("digit_exhibit_panel", panel, key=["row"])
+    ctx.write_table("digit_exhibit_maps", maps, key=["model"])
+    ctx.write_table(
+        "digit_exhibit_confusion", confusion, key=["mitigation", "true_digit", "predicted_digit"]
+    )
+    return {**exhibit, "maps": maps}
+
+
+def _aggregate_digits(ctx) -> dict:
+    """The digit head-to-head over seeds, the mitigation sweep, incidence and the exhibit."""
+    from . import claims, printing
+    from .digit_sweep import mitigation_names, supervised_name
+    from .summaries import DIGIT_METRICS, digit_incidence, digit_summary, digit_sweep, metric_token
+
+    p, d = ctx.params, ctx.params["digits"]
+    names, supervised = mitigation_names(d), supervised_name(d)
+    supports = list(d["supports"])
+    runs = _gather(ctx, "digit_runs", "score")
+    summary = digit_summary(
+        runs,
+        support=d["head_to_head"]["support"],
+        supervised=supervised,
+        thresholds=p["claims"]["thresholds"],
+    )
+    dist = distribution_table(summary, DIGIT_METRICS)
+    verdicts = claim_table(summary, claims.DIGIT_CLAIMS, p["claims"])
+    sweep = digit_sweep(runs, supports=supports, mitigations=names)
+    table = ctx.read_table("digit_supports", stage="generate")
+    sizes = table[table["observed"]].groupby("support").size().to_dict()
+    inc = digit_incidence(
+        runs, supports=supports, mitigations=names, sizes=sizes, counts=_digit_counts(ctx)
+    )
+    exhibit = _digit_exhibit(ctx, summary, runs, ["label_only", supervised])
+    ctx.write_table("digit_summaries", summary, key=["seed"])
+    ctx.write_table("digit_distribution", dist, key=["order"])
+    ctx.write_table("digit_claims", verdicts, key=["order"])
+    ctx.write_table("digit_sweep", sweep, key=["order", "metric"])
+    ctx.write_table("digit_incidence", inc, key=["order"])
+    ctx.write_plot("digit_incidence", inc)
+    printing.digits(dist, verdicts, sweep, inc, exhibit)
+    check_claims(verdicts, where=f"shortcuts digits over {len(summary)} seeds")
+    return {
+        "digits": sweep_metrics(dist, verdicts, claims.DIGIT_CLAIMS),
+        "digit_incidence": {
+            r["support"]: {metric_token(r["mitigation"]): r["rate"]}
+            for r in inc.to_dict("records")
+            if r["mitigation"] != "neural"
+        },
+        "digit_exhibit": {"seed": exhibit["seed"], "rank": exhibit["rank"]},
+    }
+
+
+def score_aggregate(ctx) -> None:
+    """Every seed-dependent table of the concept models as a distribution over seeds, with the
+    chapter's claim rates; the exhibits picked by their declared rules."""
+    runs = _gather(ctx, "concept_runs", "score")
+    ctx.write_metrics(
+        {
+            **_aggregate_h2h(ctx, runs),
+            **_aggregate_incidence(ctx, runs),
+            **_aggregate_digits(ctx),
+        }
+    )
+
+
+def calibrate_aggregate(ctx) -> None:
+    """Concept-head calibration over seeds: distributions, claim rates, the digit table and
+    the digit exhibit's per-class reliability."""
+    from . import claims, printing
+    from .digit_sweep import mitigation_names, supervised_name
+    from .summaries import CALIBRATION_METRICS, calibration_summary, digit_calibration_table
+
+    p, d = ctx.params, ctx.params["digits"]
+    digits = _gather(ctx, "digit_calibration", "calibrate")
+    summary = calibration_summary(
+        _gather(ctx, "concept_calibration", "calibrate"),
+        digits,
+        support=d["head_to_head"]["support"],
+        supervised=supervised_name(d),
+        method=d["calibration"]["methods"][0],
+    )
+    dist = distribution_table(summary, CALIBRATION_METRICS)
+    verdicts = claim_table(summary, claims.CALIBRATION_CLAIMS, p["claims"])
+    table = digit_calibration_table(
+        digits, supports=list(d["supports"]), mitigations=mitigation_names(d)
+    )
+    seed = int(ctx.read_table("digit_exhibit", stage="score")["seed"].iloc[0])
+    reliability = ctx.read_table(
+        "digit_reliability", stage="calibrate", block=seed // int(p["seed_block"])
+    )
+    reliability = reliability[reliability["seed"] == seed]
+    ctx.write_table("calibration_summaries", summary, key=["seed"])
+    ctx.write_table("calibration_distribution", dist, key=["order"])
+    ctx.write_table("calibration_claims", verdicts, key=["order"])
+    ctx.write_table("digit_calibration_table", table, key=["order", "metric"])
+    ctx.write_table(
+        "digit_exhibit_reliability",
+        reliability,
+        key=["mitigation", "method", "reading", "target", "class", "bin"],
+    )
+    printing.calibration(dist, verdicts, table)
+    check_claims(verdicts, where=f"shortcuts concept-head calibration over {len(summary)} seeds")
+    ctx.write_metrics({"calibration": sweep_metrics(dist, verdicts, claims.CALIBRATION_CLAIMS)})
+
 
 # The jobs of this instrument (declared in artifacts.py) and the function each runs.
 STAGE_FUNCTIONS = {
     ("generate", None): generate,
+    ("generate", "digits"): generate_digits,
     ("count", None): count,
-    ("train", None): train,
-    ("train", "incidence"): train_incidence,
-    ("score", None): score,
-    ("calibrate", None): calibrate,
+    ("train", "concepts"): train_concepts,
+    ("train", "exhibit"): train_exhibit,
+    ("train", "digits"): train_digits,
+    ("score", "concepts"): score_concepts,
+    ("score", "digits"): score_digits,
+    ("score", "aggregate"): score_aggregate,
+    ("calibrate", "concepts"): calibrate_concepts,
+    ("calibrate", "digits"): calibrate_digits,
+    ("calibrate", "aggregate"): calibrate_aggregate,
 }

@@ -1,8 +1,8 @@
 """The shortcuts section of the nesybench report: every number read from the pipeline's artifacts.
 
-``section(loader)`` concatenates one block list per stage; each stage's
-blocks come from a small function (``generate_blocks``, ``count_blocks``) so
-later stages add theirs beside them.
+``section(loader)`` concatenates the blocks of the generator and the count (here), of
+the concept nets over seeds (:mod:`.report_models`) and of the real digits and
+concept-head calibration (:mod:`.report_digits`).
 """
 
 from __future__ import annotations
@@ -157,8 +157,14 @@ def count_blocks(loader) -> list[Block]:
 
 
 def section(loader) -> list[Block]:
-    """The shortcuts section: generator certificate and the N_opt table (later stages append
-    theirs)."""
-    from .model_report import model_blocks  # train / score / calibrate blocks
+    """The shortcuts section: the generator certificate and the counts, then the concept nets
+    over seeds, then real digits and concept-head calibration."""
+    from .report_digits import digit_blocks
+    from .report_models import model_blocks
 
-    return [*generate_blocks(loader), *count_blocks(loader), *model_blocks(loader)]
+    return [
+        *generate_blocks(loader),
+        *count_blocks(loader),
+        *model_blocks(loader),
+        *digit_blocks(loader),
+    ]

@@ -41,16 +41,15 @@ from scipy.special import logsumexp
 from scipy.special import softmax as _softmax
 
 from ..errors import InputError, check_claim
-from ..metrics import plain
-from ..metrics.multiclass import (
+from . import MULTICLASS_METHODS, plain
+from .multiclass import (
     SUMMARY_KEYS,
     check_logits,
     multiclass_reliability,
     multiclass_summary,
     softmax,
 )
-from ..metrics.temperature import fit_temperature_softmax
-from .methods import MULTICLASS_METHODS
+from .temperature import fit_temperature_softmax
 
 DEFAULT_REG = 1e-3
 
@@ -220,7 +219,7 @@ class IsotonicOneVsRest:
 
 
 def make_multiclass_calibrator(method: str, *, reg: float = DEFAULT_REG):
-    """The calibrator named ``method`` (one of ``methods.MULTICLASS_METHODS``)."""
+    """The calibrator named ``method`` (one of :data:`nesybench.metrics.MULTICLASS_METHODS`)."""
     if method == "temperature":
         return TemperatureScaling()
     if method == "vector":
@@ -319,10 +318,13 @@ def calibrate_multiclass(
     right_closed: bool = False,
     strategy: str = "uniform",
     reg: float = DEFAULT_REG,
+    reliability: bool = True,
 ) -> MulticlassRepair:
     """Fit ``method`` on the rows where ``is_cal``; audit the other rows before and after.
 
     ``logits`` ``(n, K)``, ``labels`` ``(n,)`` class indices, ``is_cal`` ``(n,)`` booleans.
+    ``reliability=False`` skips the per-class reliability tables (``reliability`` is then
+    an empty frame): a sweep that audits hundreds of heads draws diagrams for few of them.
     For ``temperature`` the argmax and per-row class ranking are asserted unchanged
     (:func:`ranking_invariances`; a failure is a :class:`~nesybench.errors.ClaimFailed`).
 
@@ -351,14 +353,17 @@ def calibrate_multiclass(
             f"temperature scaling (tau = {calibrator.tau_:.6g}) keeps every row's argmax and class "
             f"ranking, got {invariance}",
         )
-    reliability = pd.concat(
-        [
-            multiclass_reliability(y[ev], p0[ev], **opts).assign(reading="before"),
-            multiclass_reliability(y[ev], q[ev], **opts).assign(reading="after"),
-        ],
-        ignore_index=True,
-    )
-    reliability = reliability[["reading"] + [c for c in reliability.columns if c != "reading"]]
+    if reliability:
+        tables = pd.concat(
+            [
+                multiclass_reliability(y[ev], p0[ev], **opts).assign(reading="before"),
+                multiclass_reliability(y[ev], q[ev], **opts).assign(reading="after"),
+            ],
+            ignore_index=True,
+        )
+        tables = tables[["reading"] + [c for c in tables.columns if c != "reading"]]
+    else:
+        tables = pd.DataFrame()
     return MulticlassRepair(
         method=method,
         calibrator=calibrator,
@@ -368,5 +373,5 @@ def calibrate_multiclass(
         before=before,
         after=after,
         invariance=invariance,
-        reliability=reliability,
+        reliability=tables,
     )

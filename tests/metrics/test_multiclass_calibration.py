@@ -8,8 +8,10 @@ from scipy.optimize import minimize, minimize_scalar
 from scipy.special import logsumexp
 from sklearn.isotonic import IsotonicRegression
 
-from nesybench.calibration import multiclass as mc
-from nesybench.calibration.multiclass import (
+from nesybench.errors import ClaimFailed, InputError
+from nesybench.metrics import multiclass_calibration as mc
+from nesybench.metrics.multiclass import SUMMARY_KEYS, multiclass_summary, softmax
+from nesybench.metrics.multiclass_calibration import (
     IsotonicOneVsRest,
     MatrixScaling,
     TemperatureScaling,
@@ -18,8 +20,6 @@ from nesybench.calibration.multiclass import (
     make_multiclass_calibrator,
     ranking_invariances,
 )
-from nesybench.errors import ClaimFailed, InputError
-from nesybench.metrics.multiclass import SUMMARY_KEYS, multiclass_summary, softmax
 from nesybench.seeds import child_rng
 
 

@@ -1,0 +1,560 @@
+"""The shortcuts instrument's tables over seeds, built from the blocks' rows (no I/O, no printing).
+
+Every function takes the per-model rows the block jobs wrote (one row per model and seed)
+and returns a table the aggregates write: one summary row per seed for the head-to-heads,
+distributions per sweep cell, incidence with Wilson intervals, and the exhibits picked by
+their declared rules.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from ..metrics.stats import wilson_interval
+from ..sweep import Metric, bootstrap_mean_interval
+from .claims import calibration_seed_claims, digit_seed_claims, h2h_seed_claims
+from .incidence import incidence_counts
+
+__all__ = [
+    "H2H_METRICS",
+    "DIGIT_METRICS",
+    "CALIBRATION_METRICS",
+    "SWEEP_METRICS",
+    "metric_token",
+    "seeds_of",
+    "h2h_summary",
+    "incidence_table",
+    "ood_table",
+    "scan_exhibit",
+    "digit_summary",
+    "digit_sweep",
+    "digit_incidence",
+    "pick_digit_exhibit",
+    "calibration_summary",
+    "digit_calibration_table",
+]
+
+PANEL = ("acc_y", "acc_c", "f1_c", "cls_c", "ece_c")
+
+H2H_METRICS = (
+    *(Metric(f"lo_{k}", f"label-only {k} (test)") for k in PANEL),
+    *(Metric(f"sup_{k}", f"concept-supervised twin {k} (test)") for k in PANEL),
+    Metric("ood_acc_y_test", "label-only AccY on the biased support (test)"),
+    Metric("ood_acc_y_ood", "label-only AccY off the biased support (ood)"),
+)
+
+DIGIT_PANEL = ("acc_y", "acc_y_ood", "acc_c", "f1_c", "cls_c", "ece_c")
+DIGIT_METRICS = (
+    *(Metric(f"lo_{k}", f"label-only {k}") for k in DIGIT_PANEL),
+    *(Metric(f"sup_{k}", f"concept-supervised {k}") for k in DIGIT_PANEL),
+    Metric("acc_y_gap", "AccY label-only - supervised (test)"),
+    Metric("acc_y_ood_gap", "AccY-OOD supervised - label-only"),
+)
+
+# The numbers of the mitigation sweep, per (support, mitigation) cell.
+SWEEP_METRICS = ("acc_y", "acc_y_ood", "acc_c", "f1_c", "cls_c", "cls_c_digits", "ece_c")
+
+CALIBRATION_METRICS = (
+    Metric("lo_tau", "label-only net: fitted temperature"),
+    Metric("lo_ece_before", "label-only net: ECE(C) before (test)"),
+    Metric("lo_ece_after", "label-only net: ECE(C) after temperature (test)"),
+    Metric("lo_ece_change", "label-only net: ECE(C) change"),
+    Metric("sup_tau", "twin: fitted temperature"),
+    Metric("sup_ece_change", "twin: ECE(C) change"),
+    Metric("digits_lo_ece_before", "label-only digit heads: top-label ECE before (test)"),
+    Metric("digits_lo_ece_after", "label-only digit heads: top-label ECE after (test)"),
+    Metric("digits_lo_ece_change", "label-only digit heads: top-label ECE change"),
+    Metric("digits_sup_ece_change", "supervised digit heads: top-label ECE change"),
+)
+
+
+def metric_token(text: str) -> str:
+    """A metrics-key-safe spelling (no dots): ``concept_sup=0.01`` -> ``concept_sup_0p01``.
+
+    >>> metric_token("concept_sup=0.1+entropy=1"), metric_token(0.75)
+    ('concept_sup_0p1_and_entropy_1', 'support_0p75')
+    """
+    if isinstance(text, float):
+        return f"support_{text:g}".replace(".", "p")
+    return str(text).replace(".", "p").replace("=", "_").replace("+", "_and_")
+
+
+def seeds_of(frames: Sequence[pd.DataFrame], seeds: Sequence[int]) -> pd.DataFrame:
+    """The rows of the sweep's seeds from the blocks' tables (a block may hold more seeds);
+    every seed must be present."""
+    table = pd.concat(list(frames), ignore_index=True)
+    table = table[table["seed"].isin(list(seeds))].reset_index(drop=True)
+    missing = sorted(set(seeds) - set(table["seed"].astype(int)))
+    if missing:
+        raise InputError(f"the blocks hold no rows for seed {missing[0]}; rerun the block jobs")
+    return table
+
+
+# ---- binary concept nets ----------------------------------------------------------------
+
+
+def _one(table: pd.DataFrame, what: str) -> pd.DataFrame:
+    dup = table.duplicated("seed")
+    if dup.any():
+        raise InputError(f"{what}: seed {int(table.loc[dup, 'seed'].iloc[0])} appears twice")
+    return table.set_index("seed")
+
+
+def h2h_summary(
+    panels: pd.DataFrame, runs: pd.DataFrame, *, models: Mapping, thresholds: Mapping
+) -> pd.DataFrame:
+    """One row per seed: both head-to-head nets' panels, the label-only run's outcome, the OOD
+    run's accuracies, and the directional claims' verdicts (:func:`.claims.h2h_seed_claims`)."""
+    task, frac = models["task"], float(models["support_frac"])
+    lo = _one(panels[panels["model"] == "label_only"], "label-only panels")
+    sup = _one(panels[panels["model"] == "concept_sup"], "twin panels")
+    at = runs[(runs["task"] == task) & (runs["support_frac"] == frac)]
+    lo_run = _one(at[at["model"] == "label_only"], "label-only runs")
+    sup_run = _one(at[at["model"] == "concept_sup"], "twin runs")
+    ood = runs[
+        (runs["task"] == task)
+        & (runs["support_frac"] == float(models["ood_support_frac"]))
+        & (runs["model"] == "label_only")
+    ]
+    ood = _one(ood, "OOD runs")
+    rows = []
+    for seed in sorted(lo.index):
+        row = {"seed": int(seed)}
+        row.update({f"lo_{k}": float(lo.loc[seed, k]) for k in PANEL})
+        row.update({f"sup_{k}": float(sup.loc[seed, k]) for k in PANEL})
+        alpha = dict(pair.split("->") for pair in sup_run.loc[seed, "alpha"].split())
+        row.update(
+            lo_shortcut=bool(lo_run.loc[seed, "shortcut"]),
+            lo_collapse=bool(lo_run.loc[seed, "collapse"]),
+            sup_identity=all(k == v for k, v in alpha.items()),
+            lo_alpha=str(lo.loc[seed, "alpha"]),
+            ood_acc_y_test=float(ood.loc[seed, "acc_y_test"]),
+            ood_acc_y_ood=float(ood.loc[seed, "acc_y_ood"]),
+            ood_label_perfect=bool(ood.loc[seed, "label_perfect"]),
+            ood_correct=bool(ood.loc[seed, "acc_y_ood"] >= float(models["min_acc_y"])),
+        )
+        row.update(h2h_seed_claims(row, thresholds))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def incidence_table(
+    runs: pd.DataFrame, cells: Sequence[tuple], log2_n_opt: Mapping
+) -> pd.DataFrame:
+    """Per incidence cell (task, support fraction): the label-only runs' counts over seeds, the
+    shortcut rate with its 95% Wilson interval, and ``log2 N_opt`` of the cell's support."""
+    rows = []
+    for task, frac, k, support in cells:
+        sel = runs[
+            (runs["task"] == task)
+            & (runs["support_frac"] == frac)
+            & (runs["model"] == "label_only")
+        ]
+        counts = incidence_counts(sel["label_perfect"], sel["shortcut"], sel["collapse"])
+        rows.append(
+            {
+                "task": task,
+                "k": int(k),
+                "support_frac": float(frac),
+                "n_observed": len(support),
+                "log2_n_opt": float(log2_n_opt[task, frac]),
+                **counts,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def ood_table(summary: pd.DataFrame, counted: Mapping, *, task: str, support: str) -> pd.DataFrame:
+    """The OOD runs over seeds beside the counted survivors of the biased support.
+
+    ``ood_correct`` counts the label-perfect runs whose AccY off the support is also at least
+    ``min_acc_y``; its share is compared with the counted survivor share.
+    """
+    n = len(summary)
+    perfect = summary["ood_label_perfect"].astype(bool)
+    correct = summary["ood_correct"].astype(bool) & perfect
+    lo, hi = wilson_interval(int(correct.sum()), int(perfect.sum()))
+    return pd.DataFrame(
+        [
+            {
+                "task": task,
+                "support": support,
+                "n_opt_biased": int(counted["n_opt_biased"]),
+                "n_survivors_counted": int(counted["n_survivors"]),
+                "survivor_share_counted": counted["n_survivors"] / counted["n_opt_biased"],
+                "counted_by": counted["counted_by"],
+                "n_seeds": n,
+                "n_label_perfect": int(perfect.sum()),
+                "n_ood_correct": int(correct.sum()),
+                "ood_correct_share": float(correct.sum() / perfect.sum())
+                if perfect.any()
+                else float("nan"),
+                "ood_correct_lo": lo,
+                "ood_correct_hi": hi,
+                "mean_acc_y_test": float(summary["ood_acc_y_test"].mean()),
+                "mean_acc_y_ood": float(summary["ood_acc_y_ood"].mean()),
+            }
+        ]
+    )
+
+
+def scan_exhibit(scan: pd.DataFrame, *, n_scan: int) -> dict:
+    """The head-to-head exhibit of rule ``first_collapse``: the first scanned seed whose
+    label-only net collapses, with its rank in the scan by label-only test AccC (1 = lowest;
+    ties by seed) and the number of collapsing seeds in the scan.  ``seed`` is None when no
+    scanned seed collapses."""
+    picked = scan[scan["collapse"]].sort_values("seed")
+    base = {
+        "rule": "first_collapse",
+        "statement": f"the first of seeds 0..{n_scan - 1} whose label-only net collapses "
+        "(label-perfect, alpha non-injective)",
+        "n_scan": int(n_scan),
+        "n_collapse": int(scan["collapse"].sum()),
+        "metric": "acc_c_test",
+    }
+    if picked.empty:
+        return {**base, "seed": None, "rank": None, "value": float("nan")}
+    seed = int(picked["seed"].iloc[0])
+    ordered = scan.sort_values(["acc_c_test", "seed"], kind="mergesort")["seed"].tolist()
+    value = float(picked["acc_c_test"].iloc[0])
+    return {**base, "seed": seed, "rank": ordered.index(seed) + 1, "value": value}
+
+
+# ---- digits -------------------------------------------------------------------------------
+
+
+def digit_summary(
+    runs: pd.DataFrame, *, support: str, supervised: str, thresholds: Mapping
+) -> pd.DataFrame:
+    """One row per seed of the digit head-to-head on ``support``: the label-only and the
+    ``supervised`` model's numbers, the paired gaps and the claims' verdicts."""
+    at = runs[runs["support"] == support]
+    lo = _one(at[at["mitigation"] == "label_only"], "label-only digit runs")
+    sup = _one(at[at["mitigation"] == supervised], f"{supervised} digit runs")
+    rows = []
+    for seed in sorted(lo.index):
+        row = {"seed": int(seed)}
+        row.update({f"lo_{k}": float(lo.loc[seed, k]) for k in DIGIT_PANEL})
+        row.update({f"sup_{k}": float(sup.loc[seed, k]) for k in DIGIT_PANEL})
+        row.update(
+            acc_y_gap=row["lo_acc_y"] - row["sup_acc_y"],
+            acc_y_ood_gap=row["sup_acc_y_ood"] - row["lo_acc_y_ood"],
+            lo_shortcut=bool(lo.loc[seed, "shortcut"]),
+            sup_shortcut=bool(sup.loc[seed, "shortcut"]),
+            lo_map=str(lo.loc[seed, "digit_map"]),
+            sup_map=str(sup.loc[seed, "digit_map"]),
+        )
+        row.update(digit_seed_claims(row, thresholds))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def digit_sweep(runs: pd.DataFrame, *, supports: Sequence[str], mitigations: Sequence[str]):
+    """The mitigation sweep: per (support, mitigation) and metric, the mean over seeds, the
+    standard deviation and a 95% bootstrap interval of the mean (resampling seeds; the stream
+    is named after the cell and metric)."""
+    rows = []
+    for order, (support, mitigation) in enumerate((s, m) for s in supports for m in mitigations):
+        cell = runs[(runs["support"] == support) & (runs["mitigation"] == mitigation)]
+        for metric in SWEEP_METRICS:
+            values = cell[metric].to_numpy(dtype=float)
+            finite = values[np.isfinite(values)]
+            if len(finite) == 0:
+                continue  # the baseline has no concepts; the full support has no ood split
+            lo, hi = bootstrap_mean_interval(finite, name=f"{support}/{mitigation}/{metric}")
+            rows.append(
+                {
+                    "order": order,
+                    "support": support,
+                    "mitigation": mitigation,
+                    "metric": metric,
+                    "mean": float(finite.mean()),
+                    "sd": float(finite.std(ddof=1)) if len(finite) > 1 else 0.0,
+                    "lo": lo,
+                    "hi": hi,
+                    "n_seeds": int(len(finite)),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def _count(values) -> int | None:
+    values = [v for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
+    return int(sum(bool(v) for v in values)) if values else None
+
+
+def digit_incidence(
+    runs: pd.DataFrame,
+    *,
+    supports: Sequence[str],
+    mitigations: Sequence[str],
+    sizes: Mapping[str, int],
+    counts: Mapping[str, Mapping],
+) -> pd.DataFrame:
+    """Per (support, mitigation): how many seeds land label-perfect, on the identity map
+    (label-perfect or not), on a shortcut (rate with a 95% Wilson interval) and on one of the
+    counter's optima, beside the support's size and its ``log2 N_opt`` and ``n_distinct`` from
+    the counter (NaN while the categorical counter is not wired)."""
+    rows = []
+    for support in supports:
+        counted = counts.get(support, {})
+        for mitigation in mitigations:
+            cell = runs[(runs["support"] == support) & (runs["mitigation"] == mitigation)]
+            n = len(cell)
+            short = _count(cell["shortcut"])
+            lo, hi = wilson_interval(short or 0, n) if short is not None else (np.nan, np.nan)
+            optimum = _count(cell["map_is_optimum"])
+            rows.append(
+                {
+                    "order": len(rows),
+                    "support": support,
+                    "mitigation": mitigation,
+                    "n_support": int(sizes[support]),
+                    "log2_n_opt": float(counted.get("log2_n_opt", np.nan)),
+                    "n_distinct": float(counted.get("n_distinct", np.nan)),
+                    "n_seeds": n,
+                    "n_label_perfect": int(cell["label_perfect"].astype(bool).sum()),
+                    "n_identity_map": _count(cell["map_identity"]),
+                    "n_shortcut": short,
+                    "rate": short / n if short is not None and n else np.nan,
+                    "rate_lo": lo,
+                    "rate_hi": hi,
+                    "n_map_is_optimum": optimum,
+                }
+            )
+    table = pd.DataFrame(rows)
+    for col in ("n_identity_map", "n_shortcut", "n_map_is_optimum"):
+        table[col] = table[col].astype("Int64")
+    return table
+
+
+def pick_digit_exhibit(summary: pd.DataFrame, *, rule: str) -> dict:
+    """The digit exhibit seed: rule ``first_shortcut`` is the first seed whose label-only model
+    lands on a shortcut (seed 0 if none does, stated); ``first`` is seed 0.  Its rank is by
+    label-only AccC among the seeds (1 = lowest; ties by seed)."""
+    n = len(summary)
+    ordered = summary.sort_values(["lo_acc_c", "seed"], kind="mergesort")["seed"].tolist()
+    hits = summary[summary["lo_shortcut"].astype(bool)].sort_values("seed")
+    if rule == "first_shortcut" and len(hits):
+        seed = int(hits["seed"].iloc[0])
+        statement = (
+            f"the first of seeds 0..{n - 1} whose label-only digit model lands on a shortcut"
+        )
+    elif rule in ("first_shortcut", "first"):
+        seed = int(summary["seed"].min())
+        statement = (
+            f"seed {seed}: no seed of 0..{n - 1} lands on a shortcut, so the first seed"
+            if rule == "first_shortcut"
+            else "the first seed"
+        )
+    else:
+        raise InputError(f"exhibit.digits must be first_shortcut or first, got {rule!r}")
+    value = float(summary.set_index("seed").loc[seed, "lo_acc_c"])
+    return {
+        "rule": rule,
+        "statement": statement,
+        "seed": seed,
+        "rank": ordered.index(seed) + 1,
+        "n_seeds": n,
+        "n_shortcut": int(len(hits)),
+        "metric": "lo_acc_c",
+        "value": value,
+    }
+
+
+# ---- calibration ----------------------------------------------------------------------------
+
+
+def calibration_summary(
+    concept: pd.DataFrame, digits: pd.DataFrame, *, support: str, supervised: str, method: str
+) -> pd.DataFrame:
+    """One row per seed: the temperature fitted to each head-to-head net's concept heads and
+    their ECE(C) before and after, the digit heads' top-label ECE before and after ``method``
+    (label-only and ``supervised`` on ``support``), and the claims' verdicts."""
+    lo = _one(concept[concept["model"] == "label_only"], "label-only calibration")
+    sup = _one(concept[concept["model"] == "concept_sup"], "twin calibration")
+    at = digits[(digits["support"] == support) & (digits["method"] == method)]
+    dlo = _one(at[at["mitigation"] == "label_only"], "label-only digit calibration")
+    dsup = _one(at[at["mitigation"] == supervised], f"{supervised} digit calibration")
+    rows = []
+    for seed in sorted(lo.index):
+        row = {
+            "seed": int(seed),
+            "lo_tau": float(lo.loc[seed, "tau"]),
+            "lo_ece_before": float(lo.loc[seed, "ece_top_before"]),
+            "lo_ece_after": float(lo.loc[seed, "ece_top_after"]),
+            "sup_tau": float(sup.loc[seed, "tau"]),
+            "sup_ece_change": float(
+                sup.loc[seed, "ece_top_after"] - sup.loc[seed, "ece_top_before"]
+            ),
+            "digits_lo_ece_before": float(dlo.loc[seed, "ece_top_before"]),
+            "digits_lo_ece_after": float(dlo.loc[seed, "ece_top_after"]),
+            "digits_sup_ece_change": float(
+                dsup.loc[seed, "ece_top_after"] - dsup.loc[seed, "ece_top_before"]
+            ),
+        }
+        row["lo_ece_change"] = row["lo_ece_after"] - row["lo_ece_before"]
+        row["digits_lo_ece_change"] = row["digits_lo_ece_after"] - row["digits_lo_ece_before"]
+        row.update(calibration_seed_claims(row))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+CALIBRATION_READINGS = ("ece_top", "ece_classwise", "nll", "brier", "acc")
+
+
+def digit_calibration_table(
+    digits: pd.DataFrame, *, supports: Sequence[str], mitigations: Sequence[str]
+) -> pd.DataFrame:
+    """Per (support, mitigation, method) and metric: the mean before and after over seeds and
+    the mean change with its 95% bootstrap interval (resampling seeds), in params order."""
+    rows = []
+    methods = list(dict.fromkeys(digits["method"]))
+    cells = [(s, m, k) for s in supports for m in mitigations for k in methods]
+    for order, key in enumerate(cells):
+        cell = digits[
+            (digits["support"] == key[0])
+            & (digits["mitigation"] == key[1])
+            & (digits["method"] == key[2])
+        ]
+        if cell.empty:
+            continue  # the neural baseline has no digit heads
+        for metric in CALIBRATION_READINGS:
+            before = cell[f"{metric}_before"].to_numpy(dtype=float)
+            after = cell[f"{metric}_after"].to_numpy(dtype=float)
+            change = after - before
+            lo, hi = bootstrap_mean_interval(change, name="/".join([*key, metric]))
+            rows.append(
+                {
+                    "order": order,
+                    "support": key[0],
+                    "mitigation": key[1],
+                    "method": key[2],
+                    "metric": metric,
+                    "before": float(before.mean()),
+                    "after": float(after.mean()),
+                    "change": float(change.mean()),
+                    "change_lo": lo,
+                    "change_hi": hi,
+                    "n_seeds": int(len(cell)),
+                    "tau_at_edge": int(cell["at_bracket_edge"].sum()),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+# ---- exhibits ------------------------------------------------------------------------------
+
+PANEL_ROWS = {
+    "acc_y": ("AccY (label acc)", "labels cannot tell them apart"),
+    "acc_c": ("AccC (concept acc)", "the shortcut signal: high AccY, low AccC"),
+    "f1_c": ("F1(C) macro", "per-concept F1 agrees"),
+    "cls_c": ("Cls(C) collapse (entropy)", None),
+    "cls_c_count": ("Cls(C) collapse (count)", "the paper's count form of the same"),
+    "ece_c": ("ECE(C) 10-bin", "confident AND wrong on concepts"),
+}
+
+
+def _model_panel(concepts, labels, model: str, split: str, *, source: str):
+    from .panel import concept_panel, learned_relabeling, predicted_concepts, unpack_concept_table
+
+    sel = concepts[(concepts["model"] == model) & (concepts["split"] == split)]
+    points, c_true, probs = unpack_concept_table(
+        sel.reset_index(drop=True), source=f"{source} [{model}/{split}]"
+    )
+    lab = labels[(labels["model"] == model) & (labels["split"] == split)].set_index("point")
+    lab = lab.loc[points]
+    panel = concept_panel(
+        c_true, probs, y_true=lab["y_true"].to_numpy(), y_pred=lab["y_pred"].to_numpy()
+    )
+    return panel, learned_relabeling(c_true, predicted_concepts(probs))
+
+
+def exhibit_tables(
+    concepts: pd.DataFrame, labels: pd.DataFrame, *, state_names: Sequence[str], source: str
+):
+    """The head-to-head exhibit's panel (one row per metric, one column per model, with the
+    chapter's reading), its learned relabelings alpha and occurrence vectors (test split).
+
+    Returns ``(panel, alpha, occurrence, alphas)`` with ``alphas`` model -> alpha dict.
+    """
+    models = ("label_only", "concept_sup")
+    panels, alphas = {}, {}
+    for model in models:
+        panels[model], alphas[model] = _model_panel(concepts, labels, model, "test", source=source)
+    unused = [s for s, c in zip(state_names, panels["label_only"]["occurrence"]) if c == 0]
+    cls_reading = (
+        f"state{'s' if len(unused) > 1 else ''} {', '.join(unused)} never predicted"
+        if unused
+        else "usage of the states is uneven"
+    )
+    panel = pd.DataFrame(
+        [
+            {
+                "row": i,
+                "metric": name,
+                "key": key,
+                **{m: float(panels[m][key]) for m in models},
+                "reading": reading or cls_reading,
+            }
+            for i, (key, (name, reading)) in enumerate(PANEL_ROWS.items())
+        ]
+    )
+    alpha = pd.DataFrame(
+        [
+            {"model": m, "true_state": g, "predicted_state": a}
+            for m in models
+            for g, a in alphas[m].items()
+        ]
+    )
+    occurrence = pd.DataFrame(
+        [
+            {"model": m, "state": s, "count": int(c)}
+            for m in models
+            for s, c in zip(state_names, panels[m]["occurrence"])
+        ]
+    )
+    return panel, alpha, occurrence, alphas
+
+
+DIGIT_EXHIBIT_ROWS = {
+    "acc_y": "AccY in distribution (test)",
+    "acc_y_ood": "AccY out of distribution (ood)",
+    "acc_c": "AccC (digit acc, test)",
+    "f1_c": "F1(C) macro",
+    "cls_c": "Cls(C) collapse over digit pairs",
+    "cls_c_digits": "Cls(C) collapse over digits",
+    "ece_c": "ECE(C)",
+}
+
+
+def digit_exhibit_panel(runs: pd.DataFrame, *, support: str, seed: int, models: Sequence[str]):
+    """The digit exhibit's panel: one row per metric, one column per model (label-only and the
+    supervised twin of seed ``seed`` on ``support``), then the maps and their verdicts."""
+    at = runs[(runs["support"] == support) & (runs["seed"] == seed)].set_index("mitigation")
+    rows = [
+        {"row": i, "metric": name, "key": key, **{m: float(at.loc[m, key]) for m in models}}
+        for i, (key, name) in enumerate(DIGIT_EXHIBIT_ROWS.items())
+    ]
+    panel = pd.DataFrame(rows)
+    maps = pd.DataFrame(
+        [
+            {
+                "model": m,
+                "digit_map": str(at.loc[m, "digit_map"]),
+                "label_perfect": bool(at.loc[m, "label_perfect"]),
+                "map_identity": bool(at.loc[m, "map_identity"]),
+                "map_injective": bool(at.loc[m, "map_injective"]),
+                "shortcut": bool(at.loc[m, "shortcut"]),
+                "map_is_optimum": at.loc[m, "map_is_optimum"],
+            }
+            for m in models
+        ]
+    )
+    maps["map_is_optimum"] = maps["map_is_optimum"].astype("boolean")
+    return panel, maps

@@ -1,0 +1,143 @@
+"""The chapter's claims: directional verdicts per seed at their thresholds, structural checks."""
+
+import pandas as pd
+import pytest
+
+from nesybench.errors import ClaimFailed
+from nesybench.logic.knowledge import make_knowledge
+from nesybench.shortcuts import claims
+
+T = {
+    "acc_y_min": 0.95,
+    "acc_c_shortcut_max": 0.8,
+    "acc_c_twin_min": 0.95,
+    "cls_c_shortcut_min": 0.2,
+    "cls_c_twin_max": 0.05,
+    "cls_c_gap_min": 0.15,
+    "ece_c_shortcut_min": 0.15,
+    "ece_c_twin_max": 0.05,
+    "digits_id_tolerance": 0.05,
+    "digits_ood_margin": 0.2,
+}
+
+# The chapter's committed head-to-head (spec ch06): every claim holds.
+CHAPTER = {
+    "lo_acc_y": 1.0,
+    "lo_acc_c": 0.75,
+    "lo_f1_c": 0.7333,
+    "lo_cls_c": 0.25,
+    "lo_ece_c": 0.2467,
+    "sup_acc_y": 1.0,
+    "sup_acc_c": 1.0,
+    "sup_f1_c": 1.0,
+    "sup_cls_c": 0.0,
+    "sup_ece_c": 0.0013,
+    "lo_collapse": True,
+    "sup_identity": True,
+    "ood_acc_y_test": 1.0,
+    "ood_acc_y_ood": 0.5,
+}
+
+
+def test_h2h_seed_claims_all_hold_on_the_chapters_committed_panel():
+    verdicts = claims.h2h_seed_claims(CHAPTER, T)
+    assert set(verdicts) == {c.name for c in claims.H2H_CLAIMS}
+    assert all(verdicts.values())
+
+
+@pytest.mark.parametrize(
+    "change, broken",
+    [
+        ({"lo_acc_y": 0.9499}, "h2h_labels_indistinguishable"),
+        ({"sup_acc_y": 0.9499}, "h2h_labels_indistinguishable"),
+        ({"lo_acc_c": 0.8001}, "h2h_acc_c_separates"),
+        ({"sup_acc_c": 0.9499}, "h2h_acc_c_separates"),
+        ({"lo_f1_c": 0.8001}, "h2h_f1_c_separates"),
+        ({"lo_cls_c": 0.1999}, "h2h_cls_c_separates"),
+        ({"sup_cls_c": 0.0501}, "h2h_cls_c_separates"),
+        ({"lo_cls_c": 0.2, "sup_cls_c": 0.0501}, "h2h_cls_c_separates"),
+        ({"lo_ece_c": 0.1499}, "h2h_ece_c_separates"),
+        ({"sup_ece_c": 0.0501}, "h2h_ece_c_separates"),
+        ({"lo_collapse": False}, "h2h_label_only_collapses"),
+        ({"sup_identity": False}, "h2h_twin_identity"),
+        ({"ood_acc_y_ood": 1.0}, "ood_alarm"),
+    ],
+)
+def test_h2h_seed_claims_break_just_past_each_threshold(change, broken):
+    verdicts = claims.h2h_seed_claims({**CHAPTER, **change}, T)
+    assert [name for name, held in verdicts.items() if not held] == [broken]
+
+
+def test_h2h_seed_claims_hold_exactly_at_the_thresholds():
+    at = {**CHAPTER, "lo_acc_y": 0.95, "lo_acc_c": 0.8, "sup_acc_c": 0.95, "lo_ece_c": 0.15}
+    assert all(claims.h2h_seed_claims(at, T).values())
+
+
+def test_digit_seed_claims():
+    row = {"lo_shortcut": True, "sup_shortcut": False, "acc_y_gap": -0.05, "acc_y_ood_gap": 0.2}
+    assert claims.digit_seed_claims(row, T) == dict.fromkeys(
+        [c.name for c in claims.DIGIT_CLAIMS], True
+    )
+    worse = {"lo_shortcut": True, "sup_shortcut": True, "acc_y_gap": 0.0501, "acc_y_ood_gap": 0.19}
+    assert not any(claims.digit_seed_claims(worse, T).values())
+    clean = {**row, "lo_shortcut": False}  # nothing to remove: the claim does not hold
+    assert not claims.digit_seed_claims(clean, T)["digits_supervision_removes_shortcut"]
+
+
+def test_calibration_seed_claims_need_a_strict_decrease():
+    assert claims.calibration_seed_claims(
+        {"lo_ece_change": -1e-9, "digits_lo_ece_change": 0.0}
+    ) == {
+        "concept_temperature_lowers_ece": True,
+        "digits_temperature_lowers_ece": False,
+    }
+
+
+XOR2 = make_knowledge("xor", 2)
+SUPPORT = ["00", "01", "10", "11"]
+
+
+def test_check_exhibit_alpha_accepts_the_chapters_collapse():
+    claims.check_exhibit_alpha({"00": "00", "01": "01", "10": "01", "11": "11"}, XOR2, SUPPORT)
+
+
+@pytest.mark.parametrize(
+    "alpha, message",
+    [
+        ({"00": "01", "01": "01", "10": "10", "11": "11"}, "one of the counted optima"),
+        ({"00": "00", "01": "10", "10": "01", "11": "11"}, "non-injective"),
+        ({"00": "00", "01": "01", "10": "10", "11": "11"}, "non-injective"),
+    ],
+)
+def test_check_exhibit_alpha_fails_loudly(alpha, message):
+    with pytest.raises(ClaimFailed, match=message):
+        claims.check_exhibit_alpha(alpha, XOR2, SUPPORT)
+
+
+def test_check_ood_survivors():
+    good = {
+        "counted_by": "enumeration",
+        "n_opt_biased": 64,
+        "n_opt_counter": 64,
+        "n_survivors": 16,
+        "n_opt_full": 16,
+    }
+    claims.check_ood_survivors(good)
+    with pytest.raises(ClaimFailed, match="enumeration agrees with the counter"):
+        claims.check_ood_survivors({**good, "n_opt_counter": 63})
+    with pytest.raises(ClaimFailed, match="exactly the full-support optima"):
+        claims.check_ood_survivors({**good, "n_survivors": 15})
+    claims.check_ood_survivors({**good, "counted_by": "factored", "n_survivors": 15})
+
+
+def test_check_accuracy_kept_only_binds_temperature():
+    table = pd.DataFrame(
+        [
+            {"method": "temperature", "seed": 0, "model": "a", "acc_before": 0.5, "acc_after": 0.5},
+            {"method": "vector", "seed": 0, "model": "a", "acc_before": 0.5, "acc_after": 0.6},
+        ]
+    )
+    claims.check_accuracy_kept(table, what="net")
+    table.loc[0, "acc_after"] = 0.51
+    with pytest.raises(ClaimFailed, match=r"net a \(seed 0\) keeps its accuracy"):
+        claims.check_accuracy_kept(table, what="net")
