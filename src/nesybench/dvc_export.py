@@ -91,6 +91,7 @@ VALIDATE_STAGE = {
     "always_changed": True,
 }
 VALIDATED = "data/validate/params.ok"
+JOB_DESC = "nesybench job: "
 
 
 def _templated(text: str, wildcards: dict[str, str]) -> str:
@@ -158,6 +159,7 @@ def _matrix_stages(jobs: list[dict]) -> list[dict]:
         out.append(
             {
                 "name": rule,
+                "desc": f"{JOB_DESC}{_job_of(first['cmd'])}",
                 "matrix": values,
                 **template,
                 "params": first["params"],
@@ -166,11 +168,53 @@ def _matrix_stages(jobs: list[dict]) -> list[dict]:
     return out
 
 
+def _job_of(cmd: str) -> str:
+    """``python stages/train.py calibration seed --arg seed=0`` -> ``calibration train seed``."""
+    m = re.match(r"python stages/(\w+)\.py (\w+)(?: (\w+))?(?: |$)", cmd)
+    if not m:
+        raise ValueError(f"not a stage command: {cmd!r}")
+    stage, instrument, step = m.groups()
+    return " ".join(filter(None, (instrument, stage, step)))
+
+
+def check_matrices(root: Path, params: dict) -> None:
+    """Refuse a dvc.yaml whose matrix stages were generated for other sweep sizes.
+
+    DVC expands ``matrix`` from the values written in dvc.yaml; the seeds (and other
+    wildcard values) come from params.yaml.  When they differ, DVC would run seeds the
+    params do not have, or skip ones they do: one line says how to regenerate it.
+    """
+    from .artifacts import registry, wildcard_token
+    from .errors import UserError
+
+    path = Path(root) / "dvc.yaml"
+    if not path.exists():
+        return
+    stages = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("stages", {})
+    for name, stage in stages.items():
+        desc = str(stage.get("desc", ""))
+        if "matrix" not in stage or not desc.startswith(JOB_DESC):
+            continue
+        instrument, job_stage, *step = desc[len(JOB_DESC) :].split()
+        job = registry(instrument).job(job_stage, step[0] if step else None)
+        expected = {
+            w: list(dict.fromkeys(wildcard_token(i[w]) for i in job.expand(params[instrument])))
+            for w in job.wildcards
+        }
+        written = {w: [str(v) for v in values] for w, values in stage["matrix"].items()}
+        if written != expected:
+            raise UserError(
+                f"dvc.yaml: stage {name} was generated for {written}, params.yaml gives "
+                f"{expected}; regenerate it with `python -m nesybench.dvc_export` (make dvc-yaml)"
+            )
+
+
 def build_dvc_yaml(jobs: list[dict], plots: dict) -> dict:
     stages = {"validate": VALIDATE_STAGE}
     for job in _matrix_stages(jobs):
         stage: dict = {}
         if "matrix" in job:
+            stage["desc"] = job["desc"]
             stage["matrix"] = job["matrix"]
         stage["cmd"] = job["cmd"]
         stage["deps"] = [VALIDATED, *job["deps"]]

@@ -371,9 +371,12 @@ def run_validate(argv: list[str] | None = None) -> int:
     parser.add_argument("--params", default="params.yaml", help="params file (default params.yaml)")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     try:
-        load_params(args.params)
+        params = load_params(args.params)
         root = Path(args.params).resolve().parent
         check_other_runner_idle(root)
+        from .dvc_export import check_matrices  # the sweep sizes DVC expands, vs params.yaml
+
+        check_matrices(root, params)
         atomic_write(root / VALIDATED, b"params.yaml is valid against workflow/schemas\n")
     except UserError as exc:
         return report_stop(exc)

@@ -60,3 +60,20 @@ def test_seed_jobs_become_dvc_matrix_stages():
     text = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
     per_seed = [name for name, stage in text.items() if "seed" in stage.get("matrix", {})]
     assert per_seed, "per-seed rules should be written as DVC matrix stages"
+
+
+def test_dvc_yaml_for_other_sweep_sizes_is_refused_with_one_line(tmp_path):
+    import shutil
+
+    import pytest
+
+    from nesybench.dvc_export import check_matrices
+    from nesybench.errors import UserError
+    from nesybench.params import load_params
+
+    shutil.copy(ROOT / "dvc.yaml", tmp_path / "dvc.yaml")
+    params = load_params(ROOT / "params.yaml")
+    check_matrices(tmp_path, params)  # the committed dvc.yaml follows params.yaml
+    params["calibration"]["n_seeds"] += 2
+    with pytest.raises(UserError, match=r"stage calibration_\w+ was generated for .*regenerate it"):
+        check_matrices(tmp_path, params)

@@ -94,6 +94,8 @@ def make_workspace(dest: Path) -> Path:
     params = yaml.safe_load((dest / "params.yaml").read_text())
     tiny = yaml.safe_load((ROOT / "tests" / "profiles" / "tiny.yaml").read_text()) or {}
     (dest / "params.yaml").write_text(yaml.safe_dump(deep_merge(params, tiny), sort_keys=False))
+    # dvc.yaml's matrix stages list the sweep's seeds: regenerate it for the tiny profile.
+    run(["python", "-m", "nesybench.dvc_export"], dest)
     run(["git", "init", "-q"], dest)
     run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "add", "-A"], dest)
     run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "workspace"], dest)
