@@ -70,6 +70,8 @@ def artifact_hashes(root: Path) -> dict[str, str]:
                 path.is_file()
                 and not path.name.startswith(".")
                 and path.name != "snakemake-report.html"
+                # DVC's validation stamp (constant bytes; Snakemake validates at parse time)
+                and not path.is_relative_to(root / "data" / "validate")
             ):
                 out[str(path.relative_to(root))] = hashlib.md5(path.read_bytes()).hexdigest()
     return out
