@@ -205,7 +205,7 @@ def calibrate_seed(ctx) -> None:
     repairs = _repairs(df, p)
     temp = repairs["temperature"]
     fit = temp.calibrator.fit_
-    claims.check_temperature_fit(fit, lo=p["temperature"]["lo"], hi=p["temperature"]["hi"])
+    claims.check_temperature_fit(fit)
     claims.check_temperature_invariances(temp, before, len(s))
 
     ledger = ledger_table(before, list(repairs.values()))

@@ -115,7 +115,13 @@ def seed_summary(
         "acc": before["acc"],
         "auc": before["auc"],
         "heldout_min_p": float(heldout_min_p),
-        **seed_claims(tau=fit.tau, before=before, after=after, heldout_min_p=heldout_min_p),
+        **seed_claims(
+            tau=fit.tau,
+            at_edge=bool(fit.at_bracket_edge),
+            before=before,
+            after=after,
+            heldout_min_p=heldout_min_p,
+        ),
     }
     return pd.DataFrame([row])
 
