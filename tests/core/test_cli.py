@@ -4,7 +4,15 @@ import pytest
 
 from nesybench.cli import build_parser, main
 
-COMMANDS = ["count", "score-concepts", "calibrate", "reliability", "check-trace", "mixture"]
+COMMANDS = [
+    "count",
+    "plan-supervision",
+    "score-concepts",
+    "calibrate",
+    "reliability",
+    "check-trace",
+    "mixture",
+]
 
 
 def test_help_lists_every_command_with_a_purpose(capsys):

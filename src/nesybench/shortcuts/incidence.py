@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..counting import is_optimum
 from ..metrics.stats import wilson_interval
 from .model import (
     ConceptNetConfig,
@@ -46,7 +47,7 @@ def label_preserving(
     alpha: dict[str, str], label_of: dict[str, int], states: Sequence[str]
 ) -> bool:
     """``K(alpha(g)) = K(g)`` for every ``g`` in ``states`` (all must be in ``alpha``)."""
-    return all(g in alpha and label_of[alpha[g]] == label_of[g] for g in states)
+    return is_optimum(alpha, label_of, states, missing="reject")
 
 
 @dataclass(frozen=True)

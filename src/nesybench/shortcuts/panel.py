@@ -23,6 +23,7 @@ import pandas as pd
 from sklearn.metrics import f1_score
 
 from ..errors import UserError
+from ..logic.states import state_str
 from ..metrics.calibration import expected_calibration_error
 
 CONCEPT_COLUMNS = ("point", "concept", "gold", "probs")
@@ -153,11 +154,8 @@ def concept_ece(c_true, probs: Sequence[np.ndarray], *, n_bins: int = 10) -> flo
 
 
 def state_string(values: Sequence[int]) -> str:
-    """``(1, 0) -> "10"`` (concept 0 first; values above 9 are dot-separated)."""
-    values = [int(v) for v in values]
-    if all(v < 10 for v in values):
-        return "".join(str(v) for v in values)
-    return ".".join(str(v) for v in values)
+    """``(1, 0) -> "10"``, ``(3, 12) -> "3:12"``: the one state text form of nesybench."""
+    return state_str(values)
 
 
 def learned_relabeling(c_true, c_pred) -> dict[str, str]:

@@ -14,12 +14,15 @@ from nesybench.logic import from_dimacs
 SPEC_CNF = "(x1 | x2 | x3) & (x2 | x3 | ~x1) & (~x3 | ~x2 | x1)"
 JSON_KEYS = {
     "k",
+    "domains",
     "n_states",
     "support",
     "extractor",
     "n_opt",
     "n_shortcuts",
     "log2_n_opt",
+    "n_distinct",
+    "n_distinct_reason",
     "method",
     "exact",
 }
@@ -61,7 +64,7 @@ def test_cli_count_disentangled_192(capsys):
 
 
 def test_cli_count_support_frac_matches_generator(capsys):
-    from nesybench.shortcuts.tasks import support_states
+    from nesybench.counting import support_states
 
     record = run_json(
         capsys, "--knowledge", "xor", "--k", "3", "--support-frac", "0.5", "--seed", "0"
@@ -177,7 +180,10 @@ def test_cli_count_text_output(capsys):
             ["--knowledge", "xor", "--k", "2", "--support-frac", "1.5"],
             "error: --support-frac: must be in (0, 1], got 1.5",
         ),
-        (["--knowledge", "xor", "--k", "0", "--support", "0"], "error: --k: must be >= 1, got 0"),
+        (
+            ["--knowledge", "xor", "--k", "0", "--support", "0"],
+            "error: --k: must be in [1, 10,000], got 0",
+        ),
         (
             ["--knowledge", "xor", "--k", "2", "--support", "00", "--supervised", "11"],
             "error: supervised: state '11' is not in the support",
@@ -203,7 +209,7 @@ def test_cli_count_text_output(capsys):
                 "--epsilon",
                 "0",
             ],
-            "error: --epsilon: must be > 0",
+            "error: --epsilon: must be in (0, 10], got 0",
         ),
         (
             [
@@ -226,11 +232,12 @@ def test_cli_count_text_output(capsys):
         ),
         (
             ["--knowledge", "xor", "--k", "2", "--support", ""],
-            "error: --support: expected at least one",
+            "error: --support: expected at least one state",
         ),
         (
             ["--knowledge", "xor", "--k", "2"],
-            "error: nesybench count: one of the arguments --support --support-frac is required",
+            "error: nesybench count: one of the arguments --support --support-file "
+            "--support-frac is required",
         ),
         (
             ["--knowledge", "xor", "--k", "two", "--support", "00"],
