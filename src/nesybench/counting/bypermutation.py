@@ -240,7 +240,7 @@ class _Solver:
         return True
 
     def _count(self, domains: dict, live: set, queue) -> int:
-        self.budget.spend(1 + sum(self.tables[c].size for c in live) // 200_000, "a branch")
+        self.budget.spend(1 + len(live) // 4, "a branch")
         domains, live = dict(domains), set(live)
         if not self._propagate(domains, live, queue):
             return 0
@@ -287,7 +287,7 @@ class _Solver:
             for c in cons:
                 index = [_values(domains[v]) for v in self.scopes[c]]
                 factors.append((self.scopes[c], self.tables[c][np.ix_(*index)].astype(np.int64)))
-            self.budget.spend(1 + cost // 20_000, "an elimination")
+            self.budget.spend(1 + cost // 4_000, "an elimination")
             return count_by_elimination(factors, sizes)
         degree = dict.fromkeys(variables, 0)
         for scope in scopes:

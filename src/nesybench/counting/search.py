@@ -84,11 +84,11 @@ __all__ = [
     "MAX_SUBPROBLEMS",
 ]
 
-MAX_SUBPROBLEMS = 3_000_000  # about a minute of search on a 2-core machine
+MAX_SUBPROBLEMS = 600_000  # about a minute of work on a 2-core machine (one unit ~ 0.1 ms)
 DIRECT_MAPS = 256  # up to this many maps on a source's shown values are evaluated all at once
 MAX_LAYER_CELLS = 20_000_000  # one step of the inner programme may hold this many ids (160 MB)
 EMPTY, FULL = 0, 1
-_LOG_EVERY = 250_000
+_LOG_EVERY = 50_000  # a progress line about every 5 s
 
 
 class SearchTooLarge(InputError):
