@@ -51,7 +51,7 @@ import numpy as np
 
 from ..errors import InputError, UserError
 from ..logic.knowledge import Knowledge, SumKnowledge, TableKnowledge
-from ..logic.states import all_states, parse_state, state_str, states_index
+from ..logic.states import all_states, parse_state, plain_count, state_str, states_index
 from .counters import ApproxCounter, ExactCounter
 from .encode import disentangled_encoding, joint_encoding, knowledge_cnf
 from .task import CountingTask
@@ -260,10 +260,14 @@ def _label_table(task: CountingTask, extractor: str, max_states: int | None) -> 
     """The label code of every state, refused (with the size) past ``max_states``."""
     n = task.n_states
     if max_states and n > max_states:
-        size = f"2^{task.k} = {n:,}" if task.is_binary else f"{n:,}"
+        size = plain_count(n)
+        if task.is_binary and n < 10**12:
+            size = f"2^{task.k} = {size}"
+        memory = plain_count(max(1, n * 9 // 2**20))
+        memory = f"{memory} MB" if memory.startswith("about") else f"about {memory} MB"
         raise InputError(
             f"extractor {extractor}: the exact count tabulates K over all {size} states "
-            f"(about {max(1, n * 9 // 2**20):,} MB), above the limit of {max_states:,} states; "
+            f"({memory}), above the limit of {max_states:,} states; "
             "raise it with --max-states N (max_states; 0 = no limit) or count the joint family, "
             "which needs no table"
         )

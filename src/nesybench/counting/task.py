@@ -29,6 +29,7 @@ from ..logic.states import (
     is_binary,
     parse_state,
     parse_states,
+    plain_count,
     state_str,
     states_index,
 )
@@ -135,7 +136,7 @@ class CountingTask:
     def describe(self) -> str:
         dims = self.domains
         shape = f"k = {len(dims)}" if is_binary(dims) else f"domains {list(dims)}"
-        return f"{self.knowledge.describe()}   {shape}, {self.n_states:,} states"
+        return f"{self.knowledge.describe()}   {shape}, {plain_count(self.n_states)} states"
 
 
 def support_states(domains, support_frac: float, *, seed: int) -> tuple[str, ...]:
@@ -161,7 +162,8 @@ def support_states(domains, support_frac: float, *, seed: int) -> tuple[str, ...
     n_states = math.prod(dims)
     if n_states > MAX_LISTED_STATES:
         raise UserError(
-            f"support_frac: draws from all {n_states:,} states, above {MAX_LISTED_STATES:,}; "
+            f"support_frac: draws from all {plain_count(n_states)} states, above "
+            f"{MAX_LISTED_STATES:,}; "
             "list the support instead"
         )
     n_keep = max(1, round(support_frac * n_states))

@@ -144,6 +144,11 @@ def _tokens(text: str, field_name: str) -> list[tuple[str, str, int]]:
             name for name in ("lpar", "rpar", "and", "or", "not", "var", "bad") if match.group(name)
         )
         start = match.start(kind)
+        if kind == "bad" and match.group("bad") == "x":
+            raise UserError(
+                f"{field_name}: variable at position {start + 1} must be x followed by the "
+                f"digits 0-9, got {text[start : start + 6]!r}"
+            )
         if kind == "bad":
             raise UserError(
                 f"{field_name}: unexpected character {match.group('bad')!r} at position "

@@ -44,12 +44,26 @@ __all__ = [
     "state_index",
     "states_index",
     "MAX_LISTED_STATES",
+    "plain_count",
 ]
 
 Domains = tuple[int, ...]
 MAX_LISTED_STATES = 2**24  # all_states of 2^24 rows x k integers is the most ever built
 MAX_DOMAIN = 2**31 - 1
 _ASCII_DIGITS = frozenset("0123456789")
+
+
+def plain_count(n: int) -> str:
+    """A count as a person reads it: ``4,096``, or ``2^1000`` / ``about 10^40`` when huge.
+
+    >>> plain_count(4096), plain_count(2**1000), plain_count(10**40 + 7)
+    ('4,096', '2^1000', 'about 10^40.0')
+    """
+    if n < 10**12:
+        return f"{n:,}"
+    if n & (n - 1) == 0:
+        return f"2^{n.bit_length() - 1}"
+    return f"about 10^{math.log10(n):.1f}"
 
 
 def as_domains(domains: int | Iterable[int], *, field_name: str = "domains") -> Domains:
@@ -100,7 +114,7 @@ def all_states(domains: int | Iterable[int]) -> np.ndarray:
     dims = as_domains(domains)
     total = math.prod(dims)
     if total > MAX_LISTED_STATES:
-        what = f"2^{len(dims)}" if all(d == 2 for d in dims) else f"{total:,}"
+        what = f"2^{len(dims)}" if all(d == 2 for d in dims) else plain_count(total)
         raise InputError(
             f"k: listing all {what} states needs at most {MAX_LISTED_STATES:,} states "
             f"(k <= 24 for binary concepts), got k={len(dims)}"

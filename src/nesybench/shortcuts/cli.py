@@ -336,6 +336,11 @@ def run_count(args: argparse.Namespace) -> int:
     if args.dimacs:
         _check_output(args.dimacs)
     task = _task_of(args)
+    if args.dimacs and not task.is_binary:
+        raise UserError(
+            "--dimacs: DIMACS encodings exist for binary xor/CNF knowledge only; this task has "
+            f"domains {list(task.domains)}"
+        )
     result = count_optima(
         task,
         extractor=args.extractor,
@@ -366,28 +371,30 @@ def run_count(args: argparse.Namespace) -> int:
 
 
 def _print_count(task, result, record) -> None:
-    n_opt = (
-        record["n_opt"]
-        if record["n_opt"] is not None
-        else f"2^{record['log2_n_opt']:.4f} (over 4,000 digits)"
-    )
+    from ..logic.states import plain_count
+
+    log2 = record["log2_n_opt"]
+    log2_text = f"{log2:.4f}" if abs(log2) < 1e9 else f"{log2:.6g}"
+    n_opt = record["n_opt"] if record["n_opt"] is not None else f"2^{log2_text} (over 4,000 digits)"
     shortcuts = record["n_shortcuts"] if record["n_shortcuts"] is not None else "N_opt - 1"
     quality = (
         "exact"
         if result.exact
         else f"approximate, (epsilon, delta) = ({result.epsilon:g}, {result.delta:g})"
     )
-    print(
-        f"N_opt = {n_opt}   reasoning shortcuts = {shortcuts}   log2 N_opt = "
-        f"{record['log2_n_opt']:.4f}"
-    )
+    print(f"N_opt = {n_opt}   reasoning shortcuts = {shortcuts}   log2 N_opt = {log2_text}")
     if result.extractor == "disentangled":
         distinct = record["n_distinct"] or f"not computed ({record['n_distinct_reason']})"
         print(f"  distinct maps alpha (n_distinct) = {distinct}")
     print(f"  knowledge: {task.describe()}")
-    support = record["support"]
-    shown = ",".join(support[:64]) + (",..." if len(support) > 64 else "")
-    print(f"  support ({len(support)}/{record['n_states']}): {shown}")
+    support = list(task.observed_states()) if task.n_states <= 64 else list(task.support or [])
+    shown = ",".join(support[:64]) + (",..." if task.n_observed > 64 else "")
+    if task.support is None and task.n_states > 64:
+        shown = "every state"
+    print(
+        f"  support ({plain_count(task.n_observed)}/{plain_count(task.n_states)}): "
+        f"{shown if len(shown) <= 4000 else shown[:4000] + '...'}"
+    )
     fixed = " (pi fixed to identity)" if result.fixed_permutation else ""
     print(
         f"  extractor: {result.extractor}{fixed}   supervised: {','.join(result.supervised) or '-'}"
