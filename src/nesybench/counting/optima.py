@@ -356,10 +356,12 @@ def _count_factored(task: CountingTask, *, seed: int, common: dict) -> CountResu
     n_states = task.n_states
     sizes = class_sizes(knowledge, seed=seed)
     pinned = set(task.supervised)
-    if task.support is None:
+    if task.support is None:  # every state observed: the pinned ones leave their classes
         per_class = dict(sizes)
-        if pinned:  # cannot happen: supervision needs an explicit support
-            raise AssertionError("supervised states without an explicit support")
+        if pinned:
+            rows = np.array([parse_state(g, task.domains) for g in pinned], dtype=np.int64)
+            for code in knowledge.labels(rows.reshape(-1, task.k)).tolist():
+                per_class[code] -= 1
     else:
         free = [g for g in task.support if g not in pinned]
         rows = np.array([parse_state(g, task.domains) for g in free], dtype=np.int64)
@@ -416,6 +418,7 @@ def count_disentangled(
     seed: int = 0,
     max_subproblems: int | None = None,
     max_states: int | None = MAX_SEARCH_STATES,
+    distinct: bool = True,
 ) -> CountResult:
     """N_opt (pairs (pi, f)) and ``n_distinct`` of the disentangled family on ``task``.
 
@@ -423,7 +426,8 @@ def count_disentangled(
     pair), ``permutations`` (the previous path: one model count per permutation,
     binary), ``approx`` (ApproxMC on the DIMACS encoding, binary).
     ``max_subproblems`` bounds the search (None: the default budget, 0: none);
-    ``max_states`` bounds the label table it builds.
+    ``max_states`` bounds the label table it builds.  ``distinct=False`` skips
+    ``n_distinct`` where it costs extra (the per-permutation engine).
 
     >>> from nesybench.logic import make_knowledge
     >>> r = count_disentangled(CountingTask(make_knowledge("sum", (10, 10))))
@@ -473,13 +477,13 @@ def count_disentangled(
 
     n_perms = 1 if fixed_permutation else n_domain_permutations(task.domains)
     if not task.is_binary and n_perms <= PER_PERMUTATION_MAX:
-        pairs, distinct, used = disentangled_by_permutation(
+        pairs, n_distinct, used = disentangled_by_permutation(
             codes,
             task.domains,
             rows,
             pinned=pinned,
             fixed_permutation=fixed_permutation,
-            distinct=True,
+            distinct=distinct,
             max_subproblems=budget,
             option="--max-subproblems",
         )
@@ -497,12 +501,13 @@ def count_disentangled(
             max_subproblems=budget,
             option="--max-subproblems",
         )
-        pairs, distinct, used = found.n_pairs, found.n_distinct, found.subproblems
+        pairs, n_distinct, used = found.n_pairs, found.n_distinct, found.subproblems
         engine = "search over (pi(j), f_j) with shared sub-problems"
     return _exact(
         pairs,
         common,
-        n_distinct=distinct,
+        n_distinct=n_distinct,
+        n_distinct_reason=None if n_distinct is not None else "not asked for (distinct=False)",
         engine=engine,
         subproblems=used,
         dimacs=_dimacs_artifact(task, fixed_permutation),

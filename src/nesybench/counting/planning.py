@@ -96,7 +96,7 @@ def _counter(extractor: str, **options) -> Callable[[CountingTask], CountResult]
     if extractor == "joint":
         return lambda task: count_joint(task)
     if extractor == "disentangled":
-        return lambda task: count_disentangled(task, **options)
+        return lambda task: count_disentangled(task, distinct=False, **options)
     return lambda task: count_shared(task, **options)
 
 
@@ -157,6 +157,8 @@ def plan_supervision(
             result = count(task.with_supervised([*task.supervised, *picks, state]))
             if best_result is None or _key(result) < _key(best_result):
                 best, best_result = state, result
+            if result.n_opt == 1:  # only the identity is left: no label can do better
+                break
         picks.append(best)
         n_opt.append(best_result.n_opt)
         log2s.append(best_result.log2_n_opt)
@@ -199,5 +201,7 @@ def _optimum(task, candidates, budget, count, picks, n_opt, limit):
             result = count(task.with_supervised([*task.supervised, *subset]))
             if best_result is None or _key(result) < _key(best_result):
                 best, best_result = subset, result
+            if result.n_opt == 1:
+                break
         optimum.append((tuple(best), best_result.n_opt))
     return optimum, reason
