@@ -419,6 +419,7 @@ def count_disentangled(
     max_subproblems: int | None = None,
     max_states: int | None = MAX_SEARCH_STATES,
     distinct: bool = True,
+    with_dimacs: bool = False,
 ) -> CountResult:
     """N_opt (pairs (pi, f)) and ``n_distinct`` of the disentangled family on ``task``.
 
@@ -427,7 +428,9 @@ def count_disentangled(
     binary), ``approx`` (ApproxMC on the DIMACS encoding, binary).
     ``max_subproblems`` bounds the search (None: the default budget, 0: none);
     ``max_states`` bounds the label table it builds.  ``distinct=False`` skips
-    ``n_distinct`` where it costs extra (the per-permutation engine).
+    ``n_distinct`` where it costs extra (the per-permutation engine);
+    ``with_dimacs=True`` also returns the single-formula DIMACS encoding (pi as
+    variables; binary knowledge, k <= 12) beside an exact count.
 
     >>> from nesybench.logic import make_knowledge
     >>> r = count_disentangled(CountingTask(make_knowledge("sum", (10, 10))))
@@ -466,7 +469,7 @@ def count_disentangled(
             n_distinct=None,
             n_distinct_reason="the per-permutation path counts pairs only",
             engine="per-permutation model counts",
-            dimacs=_dimacs_artifact(task, fixed_permutation),
+            dimacs=_dimacs_artifact(task, fixed_permutation) if with_dimacs else "",
         )
     if method == "enumerate":
         return _enumerate_disentangled(task, fixed_permutation, common)
@@ -510,7 +513,7 @@ def count_disentangled(
         n_distinct_reason=None if n_distinct is not None else "not asked for (distinct=False)",
         engine=engine,
         subproblems=used,
-        dimacs=_dimacs_artifact(task, fixed_permutation),
+        dimacs=_dimacs_artifact(task, fixed_permutation) if with_dimacs else "",
     )
 
 
@@ -629,6 +632,7 @@ def count_optima(
     seed: int = 0,
     max_subproblems: int | None = None,
     max_states: int | None = MAX_SEARCH_STATES,
+    with_dimacs: bool = False,
 ) -> CountResult:
     """Count the label-preserving relabelings of ``knowledge`` on ``support``.
 
@@ -656,6 +660,8 @@ def count_optima(
         Solver seed (Ganak; ApproxMC's hashing).
     max_subproblems, max_states : int, keyword-only
         Budgets of the exact searches (0 = no limit).
+    with_dimacs : bool, keyword-only
+        Disentangled exact counts: also return the DIMACS encoding (``dimacs``).
 
     Returns
     -------
@@ -696,6 +702,7 @@ def count_optima(
             seed=seed,
             max_subproblems=max_subproblems,
             max_states=max_states,
+            with_dimacs=with_dimacs,
         )
     return count_shared(task, method=method, max_subproblems=max_subproblems, max_states=max_states)
 

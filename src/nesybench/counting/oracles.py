@@ -103,6 +103,20 @@ def enumerate_joint_images(
     return count * n_states ** (n_states - n_obs)
 
 
+class _Labels:
+    """K's labels through a table of every state (one evaluation of K per state, not per call)."""
+
+    def __init__(self, knowledge) -> None:
+        self.dims = knowledge.domains
+        self.table = knowledge.labels(all_states(self.dims))
+
+    def __call__(self, rows: np.ndarray) -> np.ndarray:
+        index = np.zeros(len(rows), dtype=np.int64)
+        for j, d in enumerate(self.dims):
+            index = index * d + rows[:, j]
+        return self.table[index]
+
+
 def _all_maps(d: int) -> np.ndarray:
     """Every map [d] -> [d] as a row of images: (d^d, d)."""
     return np.array(list(itertools.product(range(d), repeat=d)), dtype=np.int64).reshape(-1, d)
@@ -148,7 +162,8 @@ def enumerate_disentangled(
             f"the enumeration limit {ENUMERATION_LIMIT:,}; use --method exact"
         )
     observed = _rows(knowledge, support)
-    observed_labels = knowledge.labels(observed) if len(observed) else np.zeros(0, np.int64)
+    labels_of = _Labels(knowledge)
+    observed_labels = labels_of(observed) if len(observed) else np.zeros(0, np.int64)
     pinned = {tuple(parse_state(s, dims)) for s in supervised}
     maps = [_all_maps(d) for d in dims]  # maps[j]: (d_j^d_j, d_j)
     # every combination of one map per output: index arrays (n_f,) per output
@@ -162,7 +177,7 @@ def enumerate_disentangled(
             images = np.stack(
                 [maps[j][choice[j], g[perm[j]]] for j in range(k)], axis=1
             )  # (n_f, k)
-            ok &= knowledge.labels(images) == label
+            ok &= labels_of(images) == label
             if tuple(g.tolist()) in pinned:
                 ok &= (images == g[None, :]).all(axis=1)
         total += int(ok.sum())

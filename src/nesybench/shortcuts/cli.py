@@ -350,6 +350,7 @@ def run_count(args: argparse.Namespace) -> int:
         delta=args.delta,
         seed=args.seed,
         max_subproblems=args.max_subproblems,
+        with_dimacs=bool(args.dimacs),
         **({} if args.max_states is None else {"max_states": args.max_states}),
     )
     if args.dimacs:
