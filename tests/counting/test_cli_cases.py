@@ -429,6 +429,23 @@ CASES = [
         err="--max-subproblems N",
     ),
     Case(
+        "permutations-k12",
+        [
+            "count",
+            "--knowledge",
+            "xor",
+            "--k",
+            "12",
+            "--support",
+            "0" * 12,
+            "--extractor",
+            "disentangled",
+            "--method",
+            "permutations",
+        ],
+        err=r"k! = 479,001,600 model counts .*--max-subproblems 0",
+    ),
+    Case(
         "max-subproblems-negative",
         [*XOR2, "--support", "00", "--max-subproblems", "-1"],
         err=">= 0",

@@ -81,6 +81,7 @@ MAX_SEARCH_STATES = 2**22  # the searches tabulate K over every state
 MAX_EPSILON = 10.0  # as the params schema: a looser ApproxMC tolerance says nothing
 ENCODING_MAX_CLAUSES = 5_000_000
 DIMACS_ARTIFACT_MAX_K = 12  # the disentangled DIMACS string beside an exact count
+PERMUTATIONS_MAX_COUNTS = 40_320  # the previous path: at most 8! model counts unless asked
 PER_PERMUTATION_MAX = 720  # categorical tasks with at most this many permutations: one problem each
 DISTINCT_ENUMERATION_MAX = 2_000_000  # pairs x states checked for n_distinct by enumeration
 
@@ -456,6 +457,14 @@ def count_disentangled(
         from .oracles import count_disentangled_per_permutation
 
         knowledge = _binary(task, method)
+        n_counts = 1 if fixed_permutation else math.factorial(task.k)
+        if budget and n_counts > PERMUTATIONS_MAX_COUNTS:
+            raise UserError(
+                f"method permutations: runs up to k! = {n_counts:,} model counts at k={task.k} "
+                f"(about {n_counts * 0.07 / 3600:,.1f} h at 70 ms each), above "
+                f"{PERMUTATIONS_MAX_COUNTS:,}; use --method exact, or --max-subproblems 0 to run "
+                "it anyway"
+            )
         value = count_disentangled_per_permutation(
             knowledge,
             list(task.observed_states()),
