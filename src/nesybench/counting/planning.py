@@ -24,12 +24,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import UserError
+from ..progress import log
 from .optima import EXTRACTORS, CountResult, count_disentangled, count_joint, count_shared
 from .task import CountingTask
 
 __all__ = ["SupervisionPlan", "plan_supervision", "EXACT_PLAN_MAX_SUBSETS"]
 
 EXACT_PLAN_MAX_SUBSETS = 5000  # subsets tried for the exact optimum (all budgets together)
+PROGRESS_MIN_CANDIDATES = 200  # a greedy step over this many candidates logs a progress line
 
 
 @dataclass(frozen=True)
@@ -150,6 +152,11 @@ def plan_supervision(
     n_opt, log2s = [start.n_opt], [start.log2_n_opt]
     current = start
     while len(picks) < budget and not (current.n_opt == 1):
+        if len(candidates) >= PROGRESS_MIN_CANDIDATES:
+            log(
+                f"plan-supervision: pick {len(picks) + 1} of {budget}, "
+                f"{len(candidates) - len(picks)} candidates ({extractor})"
+            )
         best, best_result = None, None
         for state in candidates:
             if state in picks:
@@ -196,6 +203,8 @@ def _optimum(task, candidates, budget, count, picks, n_opt, limit):
             )
             continue
         tried += n_subsets
+        if n_subsets >= PROGRESS_MIN_CANDIDATES:
+            log(f"plan-supervision: exact optimum for {b} labels, {n_subsets:,} subsets")
         best, best_result = None, None
         for subset in itertools.combinations(candidates, b):
             result = count(task.with_supervised([*task.supervised, *subset]))
