@@ -507,16 +507,23 @@ def shared_search(
     position = {v: i for i, v in enumerate(order)}
     last_value = np.array([max(position[int(v)] for v in row) for row in rows], dtype=np.int64)
 
-    # One interned family of subsets of the states; a state's residual starts as its label class.
-    sets: list[np.ndarray] = [np.zeros(len(codes), bool), np.ones(len(codes), bool)]
-    keys: dict[bytes, int] = {np.packbits(s).tobytes(): i for i, s in enumerate(sets)}
+    # One interned family of subsets of the states, as packed bits (8 states a byte); a state's
+    # residual starts as its label class.
+    sets: list[np.ndarray] = [
+        np.packbits(np.zeros(len(codes), bool)),
+        np.packbits(np.ones(len(codes), bool)),
+    ]
+    keys: dict[bytes, int] = {bits.tobytes(): i for i, bits in enumerate(sets)}
 
-    def intern(mask: np.ndarray) -> int:
-        key = np.packbits(mask).tobytes()
+    def intern_bits(bits: np.ndarray) -> int:
+        key = bits.tobytes()
         if key not in keys:
             keys[key] = len(sets)
-            sets.append(mask)
+            sets.append(bits)
         return keys[key]
+
+    def intern(mask: np.ndarray) -> int:
+        return intern_bits(np.packbits(mask))
 
     start = np.array(
         [
@@ -535,8 +542,8 @@ def shared_search(
             mask_key = (pattern, x)
             if mask_key not in coord_masks:
                 cols = [j for j in range(k) if pattern >> j & 1]
-                coord_masks[mask_key] = (grid[:, cols] == x).all(axis=1)
-            found = intern(sets[res_id] & coord_masks[mask_key])
+                coord_masks[mask_key] = np.packbits((grid[:, cols] == x).all(axis=1))
+            found = intern_bits(sets[res_id] & coord_masks[mask_key])
             step_cache[key] = found
         return found
 
