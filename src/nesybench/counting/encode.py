@@ -12,9 +12,6 @@ same number from the DIMACS file.
 * :func:`disentangled_encoding` -- a permutation ``pi`` of the concepts and one
   of four bit maps ``f_j`` per output concept; its model count is the number of
   pairs ``(pi, f)`` whose map ``alpha(g)_j = f_j(g_pi(j))`` preserves the labels.
-* :func:`value_maps_encoding` -- any domains, pi fixed: one-hot variables for
-  the value ``f_j(v)`` of every value v the support shows; its model count is
-  the number of maps f (on the shown values) that keep every observed label.
 """
 
 from __future__ import annotations
@@ -30,7 +27,6 @@ __all__ = [
     "joint_encoding",
     "disentangled_encoding",
     "bit_maps_encoding",
-    "value_maps_encoding",
     "F_NAMES",
 ]
 
@@ -228,55 +224,3 @@ def bit_maps_encoding(knowledge: Knowledge, inputs, labels, *, pinned=()) -> CNF
         out = [a[j, int(inputs[i][j - 1])] for j in range(1, k + 1)]
         clauses.extend([[o if bit else -o] for o, bit in zip(out, target)])
     return CNF(tuple(map(tuple, clauses)), max(pool.top, 2 * k), tuple(a.values()))
-
-
-def value_maps_encoding(codes, dims, inputs, labels, *, pinned=(), constant=()) -> CNF | None:
-    """Maps f_j on shown values, pi fixed, any domains: variables ``x[j][v][a]`` <-> f_j(v) = a.
-
-    ``codes`` is the label code of every state (rows of ``all_states(dims)``);
-    row ``i`` of ``inputs`` (n, k) holds the value feeding each output
-    (``g_pi(j)``) and ``labels[i]`` the label it must keep.  Each (j, v) that
-    occurs gets one-hot variables (exactly one value); an observed row requires
-    its image to have its label: for every assignment of the first k - 1 outputs
-    a clause lists the last output's values that complete it (no clause where
-    every value does).  ``pinned`` is a sequence of ``(row, target)`` requiring
-    the image to equal the target; ``constant`` lists outputs whose f_j must
-    take one value on all its shown values.  Projected on the x variables the
-    model count is the number of maps on the shown values; None when some
-    observed row has no image with its label at all (count 0).
-    """
-    import numpy as np
-
-    dims = tuple(int(d) for d in dims)
-    k = len(dims)
-    table = np.asarray(codes).reshape(dims)
-    pool = IdPool()
-    shown = sorted({(j, int(row[j])) for row in inputs for j in range(k)})
-    var = {(j, v, a): pool.id(("x", j, v, a)) for j, v in shown for a in range(dims[j])}
-    clauses: list[list[int]] = []
-    for j, v in shown:
-        ones = [var[j, v, a] for a in range(dims[j])]
-        clauses.append(ones)
-        clauses.extend([[-ones[a], -ones[b]] for a in range(len(ones)) for b in range(a)])
-    prefix_states = list(np.ndindex(*dims[:-1])) if k > 1 else [()]
-    for row, label in zip(inputs, labels):
-        allowed = table == label
-        if not allowed.any():
-            return None
-        row = [int(v) for v in row]
-        for prefix in prefix_states:
-            last = allowed[prefix]
-            if last.all():
-                continue
-            clause = [-var[j, row[j], a] for j, a in enumerate(prefix)]
-            clause.extend(var[k - 1, row[k - 1], a] for a in np.flatnonzero(last).tolist())
-            clauses.append(clause)
-    for i, target in pinned:
-        clauses.extend([[var[j, int(inputs[i][j]), int(target[j])]] for j in range(k)])
-    for j in constant:
-        values = [v for jj, v in shown if jj == j]
-        for v0, v1 in zip(values, values[1:]):
-            for a in range(dims[j]):
-                clauses.append([-var[j, v0, a], var[j, v1, a]])
-                clauses.append([var[j, v0, a], -var[j, v1, a]])
-    return CNF(tuple(map(tuple, clauses)), max(pool.top, 1), tuple(var.values()))
