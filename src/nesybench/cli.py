@@ -26,6 +26,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "nesybench.shortcuts.cli",
         "count the optima N_opt (label-preserving relabelings) of a knowledge on a support",
     ),
+    "plan-supervision": (
+        "nesybench.shortcuts.cli",
+        "choose which observed states to give concept labels to (greedy, N_opt per pick)",
+    ),
     "score-concepts": (
         "nesybench.shortcuts.cli",
         "score your model's concept predictions: AccC, F1(C), Cls(C), ECE(C), occurrence, AccY",

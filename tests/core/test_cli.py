@@ -6,6 +6,7 @@ from nesybench.cli import build_parser, main
 
 COMMANDS = [
     "count",
+    "plan-supervision",
     "score-concepts",
     "calibrate",
     "reliability",

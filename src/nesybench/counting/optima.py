@@ -3,21 +3,39 @@
     N_opt = |{ alpha in A : K(alpha(g)) = K(g) for every observed g in s }|,
     reasoning shortcuts = N_opt - 1   (the identity is always an optimum).
 
-Two extractor families A:
+Concept j takes the values 0 .. d_j - 1 (binary concepts: d_j = 2).  Three
+extractor families A:
 
 * ``joint`` -- alpha is any map G -> G.  The condition constrains each image
   separately, so the count factors over states:
 
-      N_opt = prod_{g in s} |{c : K(c) = K(g)}|  *  (2^k)^(2^k - |s|)
+      N_opt = prod_{g in s} |{c : K(c) = K(g)}|  *  |G|^(|G| - |s|)
 
-  and only the class sizes need a model count: n1 = #SAT(K) (one Ganak call,
-  so a CNF over k = 30 latent bits is cheap), n0 = 2^k - n1.
-* ``disentangled`` -- alpha(g)_j = f_j(g_pi(j)), pi a permutation of the k
-  concepts, f_j one of identity, negation, constant 0, constant 1 (the family
-  of the public rsbench counter, count-rss).  N_opt counts pairs (pi, f).
-  ``exact`` sums, over the permutations, one Ganak count over the bit maps f
-  per distinct permuted support; ``approx`` hands the single DIMACS encoding
-  with pi as variables (:mod:`nesybench.counting.encode`) to ApproxMC.
+  and only the label-class sizes are needed: one Ganak call for a CNF over
+  binary concepts (so k = 30 is cheap), a convolution for a sum, a tally for
+  a table.
+* ``disentangled`` -- alpha(g)_j = f_j(g_pi(j)): pi a permutation of the
+  concepts that only swaps concepts of equal domain size, f_j any map of the
+  domain to itself (for binary concepts: identity, negation, constant 0,
+  constant 1, the family of the public rsbench counter, count-rss).  N_opt
+  counts the pairs (pi, f); ``n_distinct`` counts the distinct maps alpha they
+  induce (pairs whose f_j are constant induce the same alpha).
+* ``shared`` -- alpha(g)_j = f(g_j): one map f for every concept (equal
+  domains), no permutation; the family of one digit classifier applied to each
+  digit, as MNIST-Addition models are built.
+
+Exact engines: the factored product (joint); a search over (pi(j), f_j) with
+shared sub-problems (:mod:`nesybench.counting.search`: binary concepts and many
+permutations) or, for categorical concepts with few permutations, one
+constraint problem per permutation counted by search with component caching
+and variable elimination (:mod:`nesybench.counting.bypermutation`); a search
+over the values of f (shared).  Values that no support state shows are
+unconstrained and counted in closed form.  Independent checks: literal
+enumeration and closed forms (:mod:`nesybench.counting.oracles`), Ganak on the
+DIMACS encodings (:mod:`nesybench.counting.encode`), and, for binary
+disentangled counts, the previous per-permutation path (``method=
+"permutations"``).  ``method="approx"`` hands the DIMACS encoding (binary
+concepts) to ApproxMC with its (epsilon, delta) guarantee.
 
 Supervision: a subset of the observed states whose images are pinned,
 alpha(g) = g.
@@ -25,35 +43,47 @@ alpha(g) = g.
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import UserError
-from ..logic.knowledge import Knowledge, all_states, parse_state, parse_states
-from ..progress import progress
+from ..errors import InputError, UserError
+from ..logic.knowledge import Knowledge, SumKnowledge, TableKnowledge
+from ..logic.states import all_states, parse_state, plain_count, state_str, states_index
 from .counters import ApproxCounter, ExactCounter
-from .encode import bit_maps_encoding, disentangled_encoding, joint_encoding, knowledge_cnf
-from .oracles import enumerate_disentangled, enumerate_joint
+from .encode import disentangled_encoding, joint_encoding, knowledge_cnf
+from .task import CountingTask
 
 __all__ = [
     "CountResult",
     "count_optima",
+    "count_joint",
+    "count_disentangled",
+    "count_shared",
+    "class_sizes",
     "is_optimum",
     "label_class_sizes",
     "EXTRACTORS",
     "METHODS",
+    "MAX_SEARCH_STATES",
+    "MAX_EPSILON",
 ]
 
-EXTRACTORS = ("joint", "disentangled")
-METHODS = ("auto", "enumerate", "factored", "exact", "approx")
+EXTRACTORS = ("joint", "disentangled", "shared")
+METHODS = ("auto", "enumerate", "factored", "exact", "approx", "permutations")
 MAX_MATERIALIZED_BITS = 2**22  # larger exact counts are kept as their factors only
 JOINT_ENCODING_MAX_K = 10  # the joint encoding has k * 2^k projection variables
 MAX_JSON_DIGITS = 4000
-LIST_STATES_MAX_K = 16
+LIST_STATES_MAX = 2**16
+MAX_SEARCH_STATES = 2**22  # the searches tabulate K over every state
+MAX_EPSILON = 10.0  # as the params schema: a looser ApproxMC tolerance says nothing
+ENCODING_MAX_CLAUSES = 5_000_000
+DIMACS_ARTIFACT_MAX_K = 12  # the disentangled DIMACS string beside an exact count
+PERMUTATIONS_MAX_COUNTS = 40_320  # the previous path: at most 8! model counts unless asked
+PER_PERMUTATION_MAX = 720  # categorical tasks with at most this many permutations: one problem each
+DISTINCT_ENUMERATION_MAX = 2_000_000  # pairs x states checked for n_distinct by enumeration
 
 
 @dataclass(frozen=True)
@@ -63,13 +93,16 @@ class CountResult:
     ``n_opt`` is the exact count (None when approximate, or when the exact
     integer would exceed 2^22 bits: then ``factors`` holds it as a product of
     ``base ** exponent``).  ``estimate`` is the approximate count and
-    ``(epsilon, delta)`` its guarantee.  ``dimacs`` is a DIMACS formula whose
-    model count is N_opt (the joint or disentangled encoding); for
-    ``factored`` it is K itself, whose model count is the class size n1.
+    ``(epsilon, delta)`` its guarantee.  ``n_distinct`` is the number of
+    distinct maps alpha (the disentangled family's pairs can collapse; None
+    with ``n_distinct_reason`` when not computed).  ``dimacs`` is a DIMACS
+    formula whose model count is N_opt (binary concepts; for ``factored`` it is
+    K itself, whose model count is the class size n1).  ``engine`` names the
+    exact algorithm that produced the count.
     """
 
     k: int
-    support: tuple[str, ...] | None  # sorted bit strings; None = all 2^k states
+    support: tuple[str, ...] | None  # sorted state strings; None = every state
     n_observed: int
     extractor: str
     method: str
@@ -83,6 +116,11 @@ class CountResult:
     dimacs: str = field(default="", repr=False)
     supervised: tuple[str, ...] = ()
     fixed_permutation: bool = False
+    domains: tuple[int, ...] = ()
+    n_distinct: int | None = None
+    n_distinct_reason: str | None = None
+    engine: str = ""
+    subproblems: int = 0
 
     @property
     def n_shortcuts(self) -> int | None:
@@ -94,32 +132,39 @@ class CountResult:
         """The exact count, or the estimate when approximate."""
         return self.n_opt if self.exact else self.estimate
 
+    @property
+    def n_states(self) -> int:
+        return math.prod(self.domains) if self.domains else 2**self.k
+
     def to_json(self) -> dict:
         """The ``nesybench count --json`` record.
 
-        ``n_opt``/``n_shortcuts`` are decimal strings (the estimate when
-        ``exact`` is false), null above 4,000 digits; ``log2_n_opt`` is always set.
+        ``n_opt``/``n_shortcuts``/``n_distinct`` are decimal strings (the estimate
+        when ``exact`` is false), null above 4,000 digits; ``log2_n_opt`` is
+        always set; ``domains`` lists the domain sizes.
         """
         value = self.value
-        digits_ok = (
-            value is not None
-            and value.bit_length() <= MAX_JSON_DIGITS * math.log2(10)
-            and len(str(value)) <= MAX_JSON_DIGITS
-        )
+        dims = self.domains or (2,) * self.k
         if self.support is not None:
             support = list(self.support)
-        elif self.k <= LIST_STATES_MAX_K:
-            support = ["".join(map(str, row)) for row in all_states(self.k)]
+        elif self.n_states <= LIST_STATES_MAX:
+            support = [state_str(row, dims) for row in all_states(dims)]
         else:
             support = None  # an implicit full support too large to list
+        n_distinct, reason = self.n_distinct, self.n_distinct_reason
+        if n_distinct is not None and not _digits_ok(n_distinct):
+            n_distinct, reason = None, "over 4,000 digits"
         out = {
             "k": self.k,
-            "n_states": 2**self.k,
+            "domains": list(dims),
+            "n_states": self.n_states,
             "support": support,
             "extractor": self.extractor,
-            "n_opt": str(value) if digits_ok else None,
-            "n_shortcuts": str(value - 1) if digits_ok else None,
+            "n_opt": str(value) if _digits_ok(value) else None,
+            "n_shortcuts": str(value - 1) if _digits_ok(value) else None,
             "log2_n_opt": self.log2_n_opt,
+            "n_distinct": None if n_distinct is None else str(n_distinct),
+            "n_distinct_reason": None if n_distinct is not None else reason,
             "method": self.method,
             "exact": self.exact,
         }
@@ -129,8 +174,19 @@ class CountResult:
         return out
 
 
+def _digits_ok(value: int | None) -> bool:
+    return (
+        value is not None
+        and value.bit_length() <= MAX_JSON_DIGITS * math.log2(10)
+        and len(str(value)) <= MAX_JSON_DIGITS
+    )
+
+
 def _log2(value: int) -> float:
     return math.log2(value) if value > 0 else float("-inf")
+
+
+# ---- label classes ------------------------------------------------------------
 
 
 def label_class_sizes(knowledge: Knowledge, *, seed: int = 0) -> tuple[int, int]:
@@ -139,44 +195,442 @@ def label_class_sizes(knowledge: Knowledge, *, seed: int = 0) -> tuple[int, int]
     return 2**knowledge.k - n1, n1
 
 
-def _validate(
-    knowledge: Knowledge, support, supervised, extractor, method, fixed_permutation, epsilon, delta
-):
-    if not isinstance(knowledge, Knowledge):
-        raise TypeError(f"knowledge must be a Knowledge, got {type(knowledge).__name__}")
+def class_sizes(knowledge, *, seed: int = 0) -> dict[int, int]:
+    """``{label code: number of states with that label}`` for any knowledge.
+
+    Binary knowledge: one Ganak call; a sum: a convolution of the domains; a
+    table: a tally.  Nothing lists the states except the table, which already
+    does.
+
+    >>> from nesybench.logic import make_knowledge
+    >>> class_sizes(make_knowledge("sum", (2, 3)))
+    {0: 1, 1: 2, 2: 2, 3: 1}
+    """
+    if isinstance(knowledge, Knowledge):
+        n0, n1 = label_class_sizes(knowledge, seed=seed)
+        return {c: n for c, n in ((0, n0), (1, n1)) if n}
+    if isinstance(knowledge, SumKnowledge):
+        return knowledge.class_sizes()
+    counts = np.bincount(knowledge.codes)
+    return {c: int(n) for c, n in enumerate(counts.tolist()) if n}
+
+
+# ---- validation -----------------------------------------------------------------
+
+
+def _check_options(extractor, method, epsilon, delta, max_subproblems, max_states) -> None:
     if extractor not in EXTRACTORS:
         raise UserError(f"extractor: must be one of {', '.join(EXTRACTORS)}, got {extractor!r}")
     if method not in METHODS:
         raise UserError(f"method: must be one of {', '.join(METHODS)}, got {method!r}")
-    if fixed_permutation and extractor != "disentangled":
-        raise UserError("fixed_permutation: applies only to the disentangled extractor")
-    if method == "factored" and extractor != "joint":
+    if method == "approx":
+        if (
+            isinstance(epsilon, bool)
+            or not isinstance(epsilon, (int, float))
+            or not 0 < epsilon <= MAX_EPSILON
+        ):
+            raise UserError(f"epsilon: must be in (0, {MAX_EPSILON:g}], got {epsilon!r}")
+        if isinstance(delta, bool) or not isinstance(delta, (int, float)) or not 0 < delta < 1:
+            raise UserError(f"delta: must be in (0, 1), got {delta!r}")
+    for name, value in (("max_subproblems", max_subproblems), ("max_states", max_states)):
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0
+        ):
+            raise UserError(f"{name}: must be an integer >= 0 (0 = no limit), got {value!r}")
+
+
+def _common(task: CountingTask, extractor: str, method: str, fixed_permutation: bool) -> dict:
+    return dict(
+        k=task.k,
+        support=task.support,
+        n_observed=task.n_observed,
+        extractor=extractor,
+        method=method,
+        supervised=task.supervised,
+        fixed_permutation=fixed_permutation,
+        domains=task.domains,
+    )
+
+
+def _exact(value: int, common: dict, **extra) -> CountResult:
+    extra.setdefault("n_distinct", value)
+    return CountResult(exact=True, n_opt=value, log2_n_opt=_log2(value), **common, **extra)
+
+
+def _label_table(task: CountingTask, extractor: str, max_states: int | None) -> np.ndarray:
+    """The label code of every state, refused (with the size) past ``max_states``."""
+    n = task.n_states
+    if max_states and n > max_states:
+        size = plain_count(n)
+        if task.is_binary and n < 10**12:
+            size = f"2^{task.k} = {size}"
+        memory = plain_count(max(1, n * 9 // 2**20))
+        memory = f"{memory} MB" if memory.startswith("about") else f"about {memory} MB"
+        raise InputError(
+            f"extractor {extractor}: the exact count tabulates K over all {size} states "
+            f"({memory}), above the limit of {max_states:,} states; "
+            "raise it with --max-states N (max_states; 0 = no limit) or count the joint family, "
+            "which needs no table"
+        )
+    if isinstance(task.knowledge, TableKnowledge):
+        return task.knowledge.codes
+    return task.knowledge.labels(all_states(task.domains))
+
+
+# ---- the three families ------------------------------------------------------------
+
+
+def count_joint(
+    task: CountingTask,
+    *,
+    method: str = "auto",
+    epsilon: float = 0.8,
+    delta: float = 0.2,
+    seed: int = 0,
+) -> CountResult:
+    """N_opt of the joint family (alpha any map of states) on ``task``.
+
+    ``method``: ``auto``/``factored`` (the product over states), ``enumerate``
+    (every map, |G|^|G| <= 2^16), ``exact`` (Ganak on the joint encoding; binary,
+    k <= 10), ``approx`` (ApproxMC on it).
+
+    >>> from nesybench.logic import make_knowledge
+    >>> count_joint(CountingTask(make_knowledge("xor", 2), ["00", "01", "10"])).n_opt
+    32
+    """
+    _check_options("joint", method, epsilon, delta, None, None)
+    if method == "auto":
+        method = "factored"
+    common = _common(task, "joint", method, False)
+    if method == "factored":
+        return _count_factored(task, seed=seed, common=common)
+    if method == "permutations":
+        raise UserError("method permutations: applies only to the disentangled extractor")
+    support = list(task.observed_states())
+    if method == "enumerate":
+        from .oracles import enumerate_joint
+
+        value = enumerate_joint(task.knowledge, support, supervised=task.supervised)
+        return _exact(value, common, engine="enumeration")
+    knowledge = _binary(task, method)
+    if task.k > JOINT_ENCODING_MAX_K:
+        raise UserError(
+            f"method {method}: the joint encoding has k * 2^k variables; k={task.k} is above "
+            f"{JOINT_ENCODING_MAX_K}, use --method factored"
+        )
+    cnf = joint_encoding(knowledge, support, supervised=task.supervised)
+    if method == "exact":
+        value = ExactCounter(seed=seed).count(cnf).value
+        return _exact(value, common, dimacs=cnf.to_dimacs(), engine="ganak")
+    return _approx(cnf, common, epsilon, delta, seed)
+
+
+def _binary(task: CountingTask, method: str) -> Knowledge:
+    if not isinstance(task.knowledge, Knowledge):
+        raise UserError(
+            f"method {method}: model-counts a CNF encoding, which exists for binary xor/CNF "
+            f"knowledge only (got {task.knowledge.describe()}); use --method exact or enumerate"
+            if method == "approx"
+            else f"method {method}: the encoding exists for binary xor/CNF knowledge only; use "
+            "--method factored"
+        )
+    return task.knowledge
+
+
+def _approx(cnf, common, epsilon, delta, seed) -> CountResult:
+    counted = ApproxCounter(epsilon=epsilon, delta=delta, seed=seed + 1).count(cnf)
+    return CountResult(
+        exact=False,
+        estimate=counted.value,
+        log2_n_opt=_log2(counted.value),
+        epsilon=float(epsilon),
+        delta=float(delta),
+        dimacs=cnf.to_dimacs(),
+        n_distinct_reason="approximate count: distinct maps need an exact count",
+        engine="approxmc",
+        **common,
+    )
+
+
+def _count_factored(task: CountingTask, *, seed: int, common: dict) -> CountResult:
+    knowledge = task.knowledge
+    n_states = task.n_states
+    sizes = class_sizes(knowledge, seed=seed)
+    pinned = set(task.supervised)
+    if task.support is None:  # every state observed: the pinned ones leave their classes
+        per_class = dict(sizes)
+        if pinned:
+            rows = np.array([parse_state(g, task.domains) for g in pinned], dtype=np.int64)
+            for code in knowledge.labels(rows.reshape(-1, task.k)).tolist():
+                per_class[code] -= 1
+    else:
+        free = [g for g in task.support if g not in pinned]
+        rows = np.array([parse_state(g, task.domains) for g in free], dtype=np.int64)
+        labels = knowledge.labels(rows.reshape(-1, task.k)) if free else np.zeros(0, np.int64)
+        codes, counts = np.unique(labels, return_counts=True)
+        per_class = dict(zip(codes.tolist(), counts.tolist()))
+    unobserved = n_states - task.n_observed
+    # One factor per state: its label-class size if observed (1 if pinned), |G| if not.
+    grouped: dict[int, int] = {}
+    for code, n in sorted(per_class.items()):
+        if n:
+            base = sizes.get(code, 0)
+            grouped[base] = grouped.get(base, 0) + n
+    if unobserved:
+        grouped[n_states] = grouped.get(n_states, 0) + unobserved
+    factors = tuple(sorted(grouped.items(), key=lambda bx: -bx[0]))
+    if isinstance(knowledge, Knowledge):
+        # as before: the label-1 class first, then label 0, then the unobserved states
+        n0, n1 = sizes.get(0, 0), sizes.get(1, 0)
+        ones, zeros = per_class.get(1, 0), per_class.get(0, 0)
+        factors = tuple(
+            (base, exp) for base, exp in ((n1, ones), (n0, zeros), (n_states, unobserved)) if exp
+        )
+    if any(base == 0 for base, _ in factors):
+        log2_value, value = float("-inf"), 0
+    else:
+        log2_value = sum(exp * math.log2(base) for base, exp in factors)
+        value = (
+            math.prod(base**exp for base, exp in factors)
+            if log2_value <= MAX_MATERIALIZED_BITS
+            else None
+        )
+    dimacs = knowledge_cnf(knowledge).to_dimacs() if isinstance(knowledge, Knowledge) else ""
+    return CountResult(
+        exact=True,
+        n_opt=value,
+        log2_n_opt=log2_value,
+        factors=factors,
+        dimacs=dimacs,
+        n_distinct=value,
+        n_distinct_reason=None if value is not None else "over 2^22 bits (kept as factors)",
+        engine="factored",
+        **common,
+    )
+
+
+def count_disentangled(
+    task: CountingTask,
+    *,
+    method: str = "auto",
+    fixed_permutation: bool = False,
+    epsilon: float = 0.8,
+    delta: float = 0.2,
+    seed: int = 0,
+    max_subproblems: int | None = None,
+    max_states: int | None = MAX_SEARCH_STATES,
+    distinct: bool = True,
+    with_dimacs: bool = False,
+) -> CountResult:
+    """N_opt (pairs (pi, f)) and ``n_distinct`` of the disentangled family on ``task``.
+
+    ``method``: ``auto``/``exact`` (the exact search), ``enumerate`` (every
+    pair), ``permutations`` (the previous path: one model count per permutation,
+    binary), ``approx`` (ApproxMC on the DIMACS encoding, binary).
+    ``max_subproblems`` bounds the search (None: the default budget, 0: none);
+    ``max_states`` bounds the label table it builds.  ``distinct=False`` skips
+    ``n_distinct`` where it costs extra (the per-permutation engine);
+    ``with_dimacs=True`` also returns the single-formula DIMACS encoding (pi as
+    variables; binary knowledge, k <= 12) beside an exact count.
+
+    >>> from nesybench.logic import make_knowledge
+    >>> r = count_disentangled(CountingTask(make_knowledge("sum", (10, 10))))
+    >>> r.n_opt, r.n_distinct                  # the identity and the swap of the two digits
+    (2, 2)
+    """
+    from .search import MAX_SUBPROBLEMS
+
+    _check_options("disentangled", method, epsilon, delta, max_subproblems, max_states)
+    if method == "auto":
+        method = "exact"
+    if method == "factored":
         raise UserError(
             "method factored: the product over states exists only for the joint extractor"
         )
+    common = _common(task, "disentangled", method, fixed_permutation)
+    budget = MAX_SUBPROBLEMS if max_subproblems is None else max_subproblems
     if method == "approx":
-        if not (isinstance(epsilon, (int, float)) and epsilon > 0):
-            raise UserError(f"epsilon: must be > 0, got {epsilon!r}")
-        if not (isinstance(delta, (int, float)) and 0 < delta < 1):
-            raise UserError(f"delta: must be in (0, 1), got {delta!r}")
-    if support is not None:
-        support = parse_states(list(support), knowledge.k, field_name="support")
-        if not support:
-            raise UserError("support: must contain at least one state")
-    supervised = parse_states(list(supervised), knowledge.k, field_name="supervised")
-    observed = set(support) if support is not None else None
-    for g in supervised:
-        if observed is not None and g not in observed:
+        return _approx(
+            _disentangled_cnf(task, fixed_permutation, method), common, epsilon, delta, seed
+        )
+    if method == "permutations":
+        from .oracles import count_disentangled_per_permutation
+
+        knowledge = _binary(task, method)
+        n_counts = 1 if fixed_permutation else math.factorial(task.k)
+        if budget and n_counts > PERMUTATIONS_MAX_COUNTS:
             raise UserError(
-                f"supervised: state {g!r} is not in the support (supervision applies to observed "
-                "states)"
+                f"method permutations: runs up to k! = {n_counts:,} model counts at k={task.k} "
+                f"(about {n_counts * 0.07 / 3600:,.1f} h at 70 ms each), above "
+                f"{PERMUTATIONS_MAX_COUNTS:,}; use --method exact, or --max-subproblems 0 to run "
+                "it anyway"
             )
-    return support, supervised
+        value = count_disentangled_per_permutation(
+            knowledge,
+            list(task.observed_states()),
+            supervised=task.supervised,
+            fixed_permutation=fixed_permutation,
+            seed=seed,
+        )
+        return _exact(
+            value,
+            common,
+            n_distinct=None,
+            n_distinct_reason="the per-permutation path counts pairs only",
+            engine="per-permutation model counts",
+            dimacs=_dimacs_artifact(task, fixed_permutation) if with_dimacs else "",
+        )
+    if method == "enumerate":
+        return _enumerate_disentangled(task, fixed_permutation, common)
+    codes = _label_table(task, "disentangled", max_states)
+    rows = task.observed_rows()
+    pinned = task.pinned_mask()
+    from .bypermutation import disentangled_by_permutation, n_domain_permutations
+
+    n_perms = 1 if fixed_permutation else n_domain_permutations(task.domains)
+    if not task.is_binary and n_perms <= PER_PERMUTATION_MAX:
+        pairs, n_distinct, used = disentangled_by_permutation(
+            codes,
+            task.domains,
+            rows,
+            pinned=pinned,
+            fixed_permutation=fixed_permutation,
+            distinct=distinct,
+            max_subproblems=budget,
+            option="--max-subproblems",
+        )
+        engine = "one constraint problem per permutation (component search, elimination)"
+    else:
+        from .search import disentangled_search
+
+        observed = states_index(rows, task.domains)
+        found = disentangled_search(
+            codes,
+            task.domains,
+            observed,
+            pinned=pinned,
+            fixed_permutation=fixed_permutation,
+            max_subproblems=budget,
+            option="--max-subproblems",
+        )
+        pairs, n_distinct, used = found.n_pairs, found.n_distinct, found.subproblems
+        engine = "search over (pi(j), f_j) with shared sub-problems"
+    return _exact(
+        pairs,
+        common,
+        n_distinct=n_distinct,
+        n_distinct_reason=None if n_distinct is not None else "not asked for (distinct=False)",
+        engine=engine,
+        subproblems=used,
+        dimacs=_dimacs_artifact(task, fixed_permutation) if with_dimacs else "",
+    )
+
+
+def _disentangled_cnf(task: CountingTask, fixed_permutation: bool, method: str):
+    knowledge = _binary(task, method)
+    k = task.k
+    clauses = 2 * k * k * (k - 1) // 2 + 8 * k * task.n_observed * 4
+    if clauses > ENCODING_MAX_CLAUSES:
+        raise UserError(
+            f"method {method}: the disentangled encoding would have about {clauses:,} clauses at "
+            f"k={k}, above {ENCODING_MAX_CLAUSES:,}; use --method exact"
+        )
+    return disentangled_encoding(
+        knowledge,
+        list(task.observed_states()),
+        supervised=task.supervised,
+        fixed_permutation=fixed_permutation,
+    )
+
+
+def _dimacs_artifact(task: CountingTask, fixed_permutation: bool) -> str:
+    """The single-formula encoding beside an exact binary count (small k only)."""
+    if not isinstance(task.knowledge, Knowledge) or task.k > DIMACS_ARTIFACT_MAX_K:
+        return ""
+    return _disentangled_cnf(task, fixed_permutation, "exact").to_dimacs()
+
+
+def _enumerate_disentangled(task: CountingTask, fixed_permutation: bool, common) -> CountResult:
+    from .oracles import enumerate_disentangled
+
+    support = list(task.observed_states())
+    pairs = enumerate_disentangled(
+        task.knowledge, support, supervised=task.supervised, fixed_permutation=fixed_permutation
+    )
+    if pairs * task.n_states <= DISTINCT_ENUMERATION_MAX:
+        _, distinct = enumerate_disentangled(
+            task.knowledge,
+            support,
+            supervised=task.supervised,
+            fixed_permutation=fixed_permutation,
+            distinct=True,
+        )
+        return _exact(pairs, common, n_distinct=distinct, engine="enumeration")
+    return _exact(
+        pairs,
+        common,
+        n_distinct=None,
+        n_distinct_reason=f"listing the maps of {pairs:,} pairs over {task.n_states:,} states "
+        "is above the enumeration limit; use --method exact",
+        engine="enumeration",
+    )
+
+
+def count_shared(
+    task: CountingTask,
+    *,
+    method: str = "auto",
+    max_subproblems: int | None = None,
+    max_states: int | None = MAX_SEARCH_STATES,
+) -> CountResult:
+    """N_opt of the shared family (one map f for every concept) on ``task``.
+
+    ``method``: ``auto``/``exact`` (a search over the values of f), ``enumerate``
+    (every map, d^d <= 3,000,000).  Needs equal domains.
+
+    >>> from nesybench.logic import make_knowledge
+    >>> count_shared(CountingTask(make_knowledge("sum", (10, 10)))).n_opt
+    1
+    """
+    from .search import MAX_SUBPROBLEMS, shared_search
+
+    _check_options("shared", method, 0.8, 0.2, max_subproblems, max_states)
+    dims = task.domains
+    if len(set(dims)) != 1:
+        raise UserError(
+            f"extractor shared: one map for every concept needs equal domains, got {list(dims)}"
+        )
+    if method == "auto":
+        method = "exact"
+    if method not in ("exact", "enumerate"):
+        raise UserError(f"method {method}: the shared extractor counts by exact or enumerate")
+    common = _common(task, "shared", method, False)
+    if method == "enumerate":
+        from .oracles import enumerate_shared
+
+        value = enumerate_shared(
+            task.knowledge, list(task.observed_states()), supervised=task.supervised
+        )
+        return _exact(value, common, engine="enumeration")
+    codes = _label_table(task, "shared", max_states)
+    rows = task.observed_rows()
+    found = shared_search(
+        codes,
+        dims[0],
+        task.k,
+        states_index(rows, dims),
+        pinned=task.pinned_mask(),
+        max_subproblems=MAX_SUBPROBLEMS if max_subproblems is None else max_subproblems,
+        option="--max-subproblems",
+    )
+    return _exact(
+        found.n_pairs, common, engine="search over the values of f", subproblems=found.subproblems
+    )
 
 
 def count_optima(
-    knowledge: Knowledge,
-    support: Sequence[str] | None,
+    knowledge,
+    support: Sequence[str] | None = None,
     *,
     extractor: str = "joint",
     fixed_permutation: bool = False,
@@ -185,30 +639,38 @@ def count_optima(
     epsilon: float = 0.8,
     delta: float = 0.2,
     seed: int = 0,
+    max_subproblems: int | None = None,
+    max_states: int | None = MAX_SEARCH_STATES,
+    with_dimacs: bool = False,
 ) -> CountResult:
     """Count the label-preserving relabelings of ``knowledge`` on ``support``.
 
     Parameters
     ----------
-    knowledge : Knowledge
-        The label map K over k concepts.
+    knowledge : Knowledge, SumKnowledge, TableKnowledge or CountingTask
+        The label map K (its ``domains`` fix the states); a task brings its own
+        support and supervision.
     support : sequence of str or None
-        Observed states as k-character bit strings (leftmost = x1); None means
-        all 2^k states (only the ``joint``/``factored`` path accepts it at any k).
-    extractor : {"joint", "disentangled"}, keyword-only
+        Observed states (bit strings for binary concepts, ``3:5`` otherwise);
+        None means every state (only the joint family's factored count
+        accepts it at any size).
+    extractor : {"joint", "disentangled", "shared"}, keyword-only
     fixed_permutation : bool, keyword-only
         Disentangled only: pi is the identity.
     supervised : sequence of str, keyword-only
         Observed states whose image is pinned to themselves.
-    method : {"auto", "enumerate", "factored", "exact", "approx"}, keyword-only
-        ``auto`` is ``factored`` for joint and ``exact`` for disentangled;
-        ``enumerate`` checks maps one by one (small k); ``exact`` model-counts
-        with Ganak (joint: the encoding; disentangled: per permutation);
-        ``approx`` the DIMACS encoding with ApproxMC.
+    method : {"auto", "enumerate", "factored", "exact", "approx", "permutations"}, keyword-only
+        ``auto`` is ``factored`` for joint and ``exact`` otherwise; see
+        :func:`count_joint`, :func:`count_disentangled`, :func:`count_shared`.
     epsilon, delta : float, keyword-only
-        ApproxMC guarantee: P[N/(1+eps) <= N_hat <= (1+eps) N] >= 1 - delta.
+        ApproxMC guarantee: P[N/(1+eps) <= N_hat <= (1+eps) N] >= 1 - delta,
+        epsilon in (0, 10].
     seed : int, keyword-only
-        Solver seed (ApproxMC's hashing).
+        Solver seed (Ganak; ApproxMC's hashing).
+    max_subproblems, max_states : int, keyword-only
+        Budgets of the exact searches (0 = no limit).
+    with_dimacs : bool, keyword-only
+        Disentangled exact counts: also return the DIMACS encoding (``dimacs``).
 
     Returns
     -------
@@ -220,216 +682,96 @@ def count_optima(
     >>> count_optima(make_knowledge("xor", 2), ["00", "01", "10", "11"]).n_opt
     16
     """
-    support, supervised = _validate(
-        knowledge, support, supervised, extractor, method, fixed_permutation, epsilon, delta
-    )
-    k = knowledge.k
-    if method == "auto":
-        method = "factored" if extractor == "joint" else "exact"
-    if support is None and method != "factored":
-        if k > 16:
+    _check_options(extractor, method, epsilon, delta, max_subproblems, max_states)
+    if fixed_permutation and extractor != "disentangled":
+        raise UserError("fixed_permutation: applies only to the disentangled extractor")
+    if isinstance(knowledge, CountingTask):
+        if support is not None or supervised:
+            raise UserError("support, supervised: a CountingTask carries its own")
+        task = knowledge
+    else:
+        task = CountingTask(
+            knowledge, None if support is None else tuple(support), tuple(supervised)
+        )
+    if task.support is None and not (extractor == "joint" and method in ("auto", "factored")):
+        if task.n_states > LIST_STATES_MAX and extractor == "joint":
             raise UserError(
-                f"support: an implicit full support at k={k} needs the joint extractor with "
-                "method factored"
+                f"support: an implicit full support of {task.n_states:,} states needs the joint "
+                "extractor with method factored"
             )
-        support = ["".join(map(str, row)) for row in all_states(k)]
-    n_observed = 2**k if support is None else len(support)
-    common = dict(
-        k=k,
-        support=tuple(sorted(support)) if support is not None else None,
-        n_observed=n_observed,
-        extractor=extractor,
-        method=method,
-        supervised=tuple(sorted(supervised)),
-        fixed_permutation=fixed_permutation,
-    )
-
-    if method == "factored":
-        return _count_factored(knowledge, support, supervised, seed=seed, common=common)
-    if method == "enumerate":
-        if extractor == "joint":
-            value = enumerate_joint(knowledge, support, supervised=supervised)
-        else:
-            value = enumerate_disentangled(
-                knowledge, support, supervised=supervised, fixed_permutation=fixed_permutation
-            )
-        return CountResult(exact=True, n_opt=value, log2_n_opt=_log2(value), **common)
-    # exact / approx: model-count the DIMACS encoding
     if extractor == "joint":
-        if k > JOINT_ENCODING_MAX_K:
-            raise UserError(
-                f"method {method}: the joint encoding has k * 2^k variables; k={k} is above "
-                f"{JOINT_ENCODING_MAX_K}, use --method factored"
-            )
-        cnf = joint_encoding(knowledge, support, supervised=supervised)
-    else:
-        cnf = disentangled_encoding(
-            knowledge, support, supervised=supervised, fixed_permutation=fixed_permutation
+        return count_joint(task, method=method, epsilon=epsilon, delta=delta, seed=seed)
+    if extractor == "disentangled":
+        return count_disentangled(
+            task,
+            method=method,
+            fixed_permutation=fixed_permutation,
+            epsilon=epsilon,
+            delta=delta,
+            seed=seed,
+            max_subproblems=max_subproblems,
+            max_states=max_states,
+            with_dimacs=with_dimacs,
         )
-    if method == "exact":
-        if extractor == "disentangled":
-            value = _count_disentangled_by_permutation(
-                knowledge,
-                support,
-                supervised=supervised,
-                fixed_permutation=fixed_permutation,
-                seed=seed,
-            )
-        else:
-            value = ExactCounter(seed=seed).count(cnf).value
-        return CountResult(
-            exact=True, n_opt=value, log2_n_opt=_log2(value), dimacs=cnf.to_dimacs(), **common
-        )
-    counted = ApproxCounter(epsilon=epsilon, delta=delta, seed=seed + 1).count(cnf)
-    return CountResult(
-        exact=False,
-        estimate=counted.value,
-        log2_n_opt=_log2(counted.value),
-        epsilon=float(epsilon),
-        delta=float(delta),
-        dimacs=cnf.to_dimacs(),
-        **common,
-    )
+    return count_shared(task, method=method, max_subproblems=max_subproblems, max_states=max_states)
 
 
-def _count_factored(knowledge, support, supervised, *, seed, common) -> CountResult:
-    k = knowledge.k
-    n_states = 2**k
-    n0, n1 = label_class_sizes(knowledge, seed=seed)
-    pinned = set(supervised)
-    if support is None:
-        observed_ones, observed_zeros = n1, n0
-    else:
-        free = [g for g in support if g not in pinned]
-        labels = knowledge.labels(
-            np.array([parse_state(g, k) for g in free], dtype=np.int64).reshape(-1, k)
-        )
-        observed_ones = int(labels.sum())
-        observed_zeros = len(free) - observed_ones
-    unobserved = n_states - common["n_observed"]
-    # One factor per state: its label-class size if observed (1 if pinned), 2^k if not.
-    factors = tuple(
-        (base, exp)
-        for base, exp in ((n1, observed_ones), (n0, observed_zeros), (n_states, unobserved))
-        if exp
-    )
-    if any(base == 0 for base, _ in factors):
-        log2_value, value = float("-inf"), 0
-    else:
-        log2_value = sum(exp * math.log2(base) for base, exp in factors)
-        value = (
-            math.prod(base**exp for base, exp in factors)
-            if log2_value <= MAX_MATERIALIZED_BITS
-            else None
-        )
-    return CountResult(
-        exact=True,
-        n_opt=value,
-        log2_n_opt=log2_value,
-        factors=factors,
-        dimacs=knowledge_cnf(knowledge).to_dimacs(),
-        **common,
-    )
+# ---- membership ----------------------------------------------------------------
 
 
-def _count_disentangled_by_permutation(
-    knowledge, support, *, supervised, fixed_permutation, seed
-) -> int:
-    """Exact disentangled N_opt as a sum over permutations of exact counts over the bit maps.
-
-        N_opt = sum_pi #{f : K(f(g o pi)) = K(g) for g in s}
-
-    One count per *distinct* permuted, labelled support (Ganak for a CNF,
-    GF(2) elimination for parity): two permutations that send the support to
-    the same set of (input, label) rows have the same count over f, so a
-    symmetric knowledge (parity at full support) needs one count for all k!
-    permutations.  Ganak on the single formula with pi as
-    variables gets the same number (the pipeline checks it at small k) but its
-    run time grows like k! (about 1 minute at k = 6 for parity).
-    """
-    k = knowledge.k
-    states = np.array([parse_state(g, k) for g in support], dtype=np.int64).reshape(-1, k)
-    labels = knowledge.labels(states)
-    pinned_rows = np.array([g in set(supervised) for g in support], dtype=bool)
-    perms = [tuple(range(k))] if fixed_permutation else itertools.permutations(range(k))
-    if not fixed_permutation and k >= 7:  # 5,040+ permutations: show progress
-        perms = progress(
-            perms, desc=f"disentangled count, k={k}: permutations", total=math.factorial(k)
-        )
-    counter = ExactCounter(seed=seed)
-    cache: dict[bytes, int] = {}
-    total = 0
-    for perm in perms:
-        inputs = states[:, list(perm)]  # row i, column j: g_pi(j)
-        order = np.lexsort(inputs.T[::-1])
-        key = b"|".join(
-            [
-                inputs[order].tobytes(),
-                labels[order].tobytes(),
-                pinned_rows[order].tobytes(),
-                states[order][pinned_rows[order]].tobytes(),
-            ]
-        )
-        if key not in cache:
-            pins = [(i, states[i]) for i in np.flatnonzero(pinned_rows)]
-            if knowledge.is_parity:
-                cache[key] = _count_bit_maps_parity(inputs, labels, pins, k)
-            else:
-                cache[key] = counter.count(
-                    bit_maps_encoding(knowledge, inputs, labels, pinned=pins)
-                ).value
-        total += cache[key]
-    return total
-
-
-def _count_bit_maps_parity(inputs: np.ndarray, labels: np.ndarray, pins, k: int) -> int:
-    """#f for parity knowledge with pi fixed, by Gaussian elimination over GF(2).
-
-    With a[j][b] = f_j(b), row h with label y says a[1][h_1] + ... + a[k][h_k] = y
-    (mod 2), and a pin says a[j][h_j] = g_j: a linear system over the 2k bits
-    a, so #f = 2^(2k - rank) when it is consistent and 0 otherwise.  (Ganak
-    has no XOR reasoning; on these systems it is about 10^4 times slower.)
-    """
-    equations = []
-    for row, label in zip(inputs, labels):
-        mask = 0
-        for j in range(k):
-            mask ^= 1 << (2 * j + int(row[j]))
-        equations.append((mask, int(label)))
-    for i, target in pins:
-        equations.extend((1 << (2 * j + int(inputs[i][j])), int(target[j])) for j in range(k))
-    basis: dict[int, tuple[int, int]] = {}  # leading bit -> (equation mask, right-hand side)
-    for mask, rhs in equations:
-        while mask:
-            lead = mask.bit_length() - 1
-            if lead not in basis:
-                basis[lead] = (mask, rhs)
-                break
-            mask ^= basis[lead][0]
-            rhs ^= basis[lead][1]
-        else:
-            if rhs:  # 0 = 1: no bit map satisfies the rows
-                return 0
-    return 2 ** (2 * k - len(basis))
-
-
-def is_optimum(alpha: Mapping[str, str], knowledge: Knowledge, support: Sequence[str]) -> bool:
-    """True when the relabeling ``alpha`` (bit string -> bit string) keeps K(alpha(g)) == K(g) on
-    every observed g.
+def is_optimum(
+    alpha: Mapping[str, str],
+    knowledge,
+    support: Sequence[str],
+    *,
+    missing: str = "error",
+) -> bool:
+    """True when the relabeling ``alpha`` (state -> state) keeps K(alpha(g)) == K(g) on every
+    observed g.
 
     The joint family's membership test: a learned relabeling is one of the
-    N_opt counted optima exactly when this holds.
+    N_opt counted optima exactly when this holds.  ``knowledge`` is a knowledge
+    object or a mapping from state string to label.  An observed state without
+    an image is an error (``missing="error"``) or makes alpha fail
+    (``missing="reject"``).
+
+    >>> from nesybench.logic import make_knowledge
+    >>> is_optimum({"00": "11", "01": "10"}, make_knowledge("xor", 2), ["00", "01"])
+    True
     """
-    k = knowledge.k
-    support = parse_states(list(support), k, field_name="support")
+    if missing not in ("error", "reject"):
+        raise UserError(f"missing: must be 'error' or 'reject', got {missing!r}")
+    support = list(support)
+    if isinstance(knowledge, Mapping):
+        labels = knowledge
+
+        def label(state: str, where: str):
+            if state not in labels:
+                raise InputError(f"{where}: {state!r} is not a state of the knowledge")
+            return labels[state]
+
+        for g in support:
+            if g not in alpha:
+                if missing == "reject":
+                    return False
+                raise InputError(f"alpha: no image for observed state {g!r}")
+            if label(alpha[g], f"alpha[{g}]") != label(g, "support"):
+                return False
+        return True
+    dims = knowledge.domains
+    from ..logic.states import parse_states
+
+    support = parse_states(support, dims, field_name="support")
     images = []
     for g in support:
         if g not in alpha:
+            if missing == "reject":
+                return False
             raise UserError(f"alpha: no image for observed state {g!r}")
-        images.append(parse_state(alpha[g], k, field_name=f"alpha[{g}]"))
+        images.append(parse_state(alpha[g], dims, field_name=f"alpha[{g}]"))
     if not support:
         return True
-    observed = np.array([parse_state(g, k) for g in support], dtype=np.int64)
+    observed = np.array([parse_state(g, dims) for g in support], dtype=np.int64)
     return bool(
         np.array_equal(
             knowledge.labels(observed), knowledge.labels(np.array(images, dtype=np.int64))

@@ -15,7 +15,7 @@ Text grammar (whitespace is ignored)::
 
     formula := clause ("&" clause)*
     clause  := "(" literal ("|" literal)* ")" | literal
-    literal := "~"? "x" INDEX          INDEX >= 1, variable x1 is bit 1 (leftmost)
+    literal := "~"? "x" INDEX          INDEX >= 1 in ASCII digits, x1 is bit 1 (leftmost)
 """
 
 from __future__ import annotations
@@ -129,7 +129,7 @@ class IdPool:
 # ---- the text parser ------------------------------------------------------
 
 _TOKEN = re.compile(
-    r"\s*(?:(?P<lpar>\()|(?P<rpar>\))|(?P<and>&)|(?P<or>\|)|(?P<not>~)|(?P<var>x(?P<index>\d+))|(?P<bad>\S))"
+    r"\s*(?:(?P<lpar>\()|(?P<rpar>\))|(?P<and>&)|(?P<or>\|)|(?P<not>~)|(?P<var>x(?P<index>[0-9]+))|(?P<bad>\S))"
 )
 
 
@@ -144,6 +144,11 @@ def _tokens(text: str, field_name: str) -> list[tuple[str, str, int]]:
             name for name in ("lpar", "rpar", "and", "or", "not", "var", "bad") if match.group(name)
         )
         start = match.start(kind)
+        if kind == "bad" and match.group("bad") == "x":
+            raise UserError(
+                f"{field_name}: variable at position {start + 1} must be x followed by the "
+                f"digits 0-9, got {text[start : start + 6]!r}"
+            )
         if kind == "bad":
             raise UserError(
                 f"{field_name}: unexpected character {match.group('bad')!r} at position "
@@ -232,6 +237,17 @@ def parse_cnf(text: str, *, n_vars: int | None = None, field_name: str = "formul
 # ---- DIMACS reader --------------------------------------------------------
 
 
+_DIMACS_INT = re.compile(r"-?[0-9]+")
+
+
+def _dimacs_int(token: str) -> int:
+    """An integer written with ASCII digits (``int`` alone also takes ``1_0`` and other scripts'
+    digits)."""
+    if not _DIMACS_INT.fullmatch(token):
+        raise ValueError(token)
+    return int(token)
+
+
 def from_dimacs(text: str, *, source: str = "DIMACS") -> CNF:
     """Read DIMACS CNF text (the inverse of :meth:`CNF.to_dimacs`).
 
@@ -252,7 +268,7 @@ def from_dimacs(text: str, *, source: str = "DIMACS") -> CNF:
             if body.startswith("ind ") or body.startswith("p show "):
                 ids = body.split()[1 if body.startswith("ind ") else 2 :]
                 try:
-                    values = [int(v) for v in ids]
+                    values = [_dimacs_int(v) for v in ids]
                 except ValueError:
                     raise UserError(
                         f"{source}: line {lineno}: bad projection line {raw!r}"
@@ -268,7 +284,7 @@ def from_dimacs(text: str, *, source: str = "DIMACS") -> CNF:
                     f"{source}: line {lineno}: expected 'p cnf <vars> <clauses>', got {raw!r}"
                 )
             try:
-                n_vars, n_clauses = int(parts[2]), int(parts[3])
+                n_vars, n_clauses = _dimacs_int(parts[2]), _dimacs_int(parts[3])
             except ValueError:
                 raise UserError(
                     f"{source}: line {lineno}: expected 'p cnf <vars> <clauses>', got {raw!r}"
@@ -278,7 +294,7 @@ def from_dimacs(text: str, *, source: str = "DIMACS") -> CNF:
             raise UserError(f"{source}: line {lineno}: clause before the 'p cnf' header")
         for tok in line.split():
             try:
-                lit = int(tok)
+                lit = _dimacs_int(tok)
             except ValueError:
                 raise UserError(
                     f"{source}: line {lineno}: expected an integer literal, got {tok!r}"

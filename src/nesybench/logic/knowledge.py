@@ -1,74 +1,73 @@
-"""Concept states and the knowledge K that labels them.
+"""The knowledge K that labels concept states: parity, a CNF, a sum, or a table.
 
-A concept state is a k-bit vector; its text form is a k-character bit string
-whose leftmost character is x1 (``(1, 0) -> "10"``).  ``all_states(k)`` lists
-the 2^k states in lexicographic order of that string.
+Every knowledge object has ``domains`` (the domain size of each concept, see
+:mod:`nesybench.logic.states`), ``k = len(domains)`` and
+``labels(states) -> (n,) int64``: the label of each row of an ``(n, k)`` array
+of states, as an integer code.  Two states have the same label exactly when
+their codes are equal; ``label_name(code)`` gives the label as written.
 
-The knowledge is either k-bit parity (``"xor"``: label = g_1 + ... + g_k mod 2)
-or a CNF over x1..xk (label 1 when the state satisfies the formula).
+* :class:`Knowledge` -- binary concepts: ``"xor"`` (k-bit parity, label =
+  g_1 + ... + g_k mod 2) or a CNF over x1..xk (label 1 when the state
+  satisfies the formula).
+* :class:`SumKnowledge` -- ``"sum"``: label = g_1 + ... + g_k (MNIST-Addition
+  with any number of digits; any domains).
+* :class:`TableKnowledge` -- a label for every state, e.g. read from a user's
+  CSV or Parquet file by :func:`read_knowledge_table`.
+
+:func:`make_knowledge` builds the first two from a spec string.
+
+>>> make_knowledge("sum", (10, 10)).labels([[3, 5], [9, 9]]).tolist()
+[8, 18]
+>>> make_knowledge("xor", 3).labels([[1, 1, 0], [1, 0, 0]]).tolist()
+[0, 1]
 """
 
 from __future__ import annotations
 
+import math
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import UserError
+from ..errors import InputError, UserError
 from .cnf import CNF, evaluate, parse_cnf
+from .states import (
+    Domains,
+    all_states,
+    as_domains,
+    parse_state,
+    parse_states,
+    state_index,
+    state_str,
+    states_index,
+)
 
-__all__ = ["Knowledge", "make_knowledge", "all_states", "state_str", "parse_state", "parse_states"]
+__all__ = [
+    "Knowledge",
+    "SumKnowledge",
+    "TableKnowledge",
+    "KNOWLEDGE_TYPES",
+    "make_knowledge",
+    "read_knowledge_table",
+    "knowledge_table_frame",
+    "all_states",
+    "state_str",
+    "parse_state",
+    "parse_states",
+]
 
 XOR = "xor"
-MAX_LISTED_K = 24  # all_states(24) is already 2^24 x 24 integers
+SUM = "sum"
+MAX_TABLE_STATES = 2**22  # a knowledge table lists every state once
 
 
-def all_states(k: int) -> np.ndarray:
-    """The 2^k concept states as a (2^k, k) int array, lexicographic, x1 most significant.
-
-    >>> all_states(2).tolist()
-    [[0, 0], [0, 1], [1, 0], [1, 1]]
-    """
-    if k < 1:
-        raise UserError(f"k: must be >= 1, got {k}")
-    if k > MAX_LISTED_K:
-        raise UserError(f"k: listing all 2^k states needs k <= {MAX_LISTED_K}, got {k}")
-    index = np.arange(2**k, dtype=np.int64)
-    shifts = np.arange(k - 1, -1, -1, dtype=np.int64)
-    return ((index[:, None] >> shifts[None, :]) & 1).astype(np.int64)
-
-
-def state_str(state: Iterable[int]) -> str:
-    """``(1, 0) -> "10"`` (leftmost character is x1)."""
-    return "".join("1" if int(b) else "0" for b in state)
-
-
-def parse_state(text: str, k: int, *, field_name: str = "state") -> tuple[int, ...]:
-    """``"10" -> (1, 0)``; a UserError unless ``text`` is a k-character 0/1 string."""
-    if not isinstance(text, str) or len(text) != k or any(ch not in "01" for ch in text):
-        raise UserError(
-            f"{field_name}: expected a {k}-character bit string of 0/1 (leftmost = x1), got "
-            f"{text!r}"
-        )
-    return tuple(int(ch) for ch in text)
-
-
-def parse_states(texts: Sequence[str], k: int, *, field_name: str = "support") -> list[str]:
-    """Validate a list of bit strings: right length, only 0/1, no duplicates. Returns them
-    unchanged."""
-    seen: set[str] = set()
-    for text in texts:
-        parse_state(text, k, field_name=field_name)
-        if text in seen:
-            raise UserError(f"{field_name}: duplicate state {text!r}")
-        seen.add(text)
-    return list(texts)
-
-
-def state_index(text: str) -> int:
-    """Row of ``text`` in :func:`all_states` (the bit string read as a binary number)."""
-    return int(text, 2)
+def _check_states(states, k: int) -> np.ndarray:
+    states = np.asarray(states)
+    if states.ndim != 2 or states.shape[1] != k:
+        raise ValueError(f"states must have shape (n, {k}), got {states.shape}")
+    return states.astype(np.int64, copy=False)
 
 
 @dataclass(frozen=True)
@@ -91,22 +90,242 @@ class Knowledge:
             )
 
     @property
+    def domains(self) -> Domains:
+        return (2,) * self.k
+
+    @property
     def is_parity(self) -> bool:
         return self.cnf is None
 
-    def labels(self, states: np.ndarray) -> np.ndarray:
+    def labels(self, states) -> np.ndarray:
         """(n, k) 0/1 states -> (n,) int labels K(g)."""
-        states = np.asarray(states)
-        if states.ndim != 2 or states.shape[1] != self.k:
-            raise ValueError(f"states must have shape (n, {self.k}), got {states.shape}")
+        states = _check_states(states, self.k)
         if self.cnf is None:
             return (states.sum(axis=1) % 2).astype(np.int64)
         return evaluate(self.cnf, states).astype(np.int64)
+
+    def label_name(self, code: int) -> int:
+        return int(code)
 
     def describe(self) -> str:
         return f"{self.k}-bit parity" if self.is_parity else self.cnf.to_string()
 
 
-def make_knowledge(spec: str, k: int) -> Knowledge:
-    """``"xor"`` or a CNF string over x1..xk; UserError on a bad formula or k < 1."""
-    return Knowledge(spec, k)
+@dataclass(frozen=True)
+class SumKnowledge:
+    """K(g) = g_1 + ... + g_k over concepts with values ``0 .. d_j - 1``."""
+
+    domains: Domains
+    spec: str = field(default=SUM, init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "domains", as_domains(self.domains))
+
+    @property
+    def k(self) -> int:
+        return len(self.domains)
+
+    is_parity = False
+    cnf = None
+
+    def labels(self, states) -> np.ndarray:
+        return _check_states(states, self.k).sum(axis=1)
+
+    def label_name(self, code: int) -> int:
+        return int(code)
+
+    def class_sizes(self) -> dict[int, int]:
+        """``{s: #states with sum s}``, by convolving the domains (no state is listed).
+
+        >>> SumKnowledge((3, 3)).class_sizes()
+        {0: 1, 1: 2, 2: 3, 3: 2, 4: 1}
+        """
+        poly = [1]
+        for d in self.domains:
+            out = [0] * (len(poly) + d - 1)
+            for i, c in enumerate(poly):
+                for v in range(d):
+                    out[i + v] += c
+            poly = out
+        return {s: c for s, c in enumerate(poly) if c}
+
+    def describe(self) -> str:
+        return "sum of the concept values"
+
+
+@dataclass(frozen=True, eq=False)
+class TableKnowledge:
+    """K given as a label for every state.
+
+    ``codes[i]`` is the label code of row ``i`` of ``all_states(domains)``;
+    ``names[c]`` is the label that code ``c`` stands for (an int or a string).
+    """
+
+    domains: Domains
+    codes: np.ndarray = field(repr=False)
+    names: tuple = field(repr=False)
+    source: str = "table"
+    spec: str = field(default="table", init=False)
+
+    is_parity = False
+    cnf = None
+
+    @classmethod
+    def from_labels(cls, domains, labels: Sequence, *, source: str = "table") -> TableKnowledge:
+        """Labels listed in the order of :func:`all_states` (any ints or strings).
+
+        >>> TableKnowledge.from_labels((2, 2), ["a", "b", "b", "a"]).labels([[0, 1]]).tolist()
+        [1]
+        """
+        dims = as_domains(domains)
+        labels = list(labels)
+        if len(labels) != math.prod(dims):
+            raise InputError(
+                f"labels: expected one label per state ({math.prod(dims)}), got {len(labels)}"
+            )
+        names = tuple(sorted(set(labels), key=lambda v: (isinstance(v, str), v)))
+        index = {name: code for code, name in enumerate(names)}
+        codes = np.array([index[v] for v in labels], dtype=np.int64)
+        return cls(dims, codes, names, source)
+
+    @property
+    def k(self) -> int:
+        return len(self.domains)
+
+    def labels(self, states) -> np.ndarray:
+        states = _check_states(states, self.k)
+        return self.codes[states_index(states, self.domains)]
+
+    def label_name(self, code: int):
+        return self.names[int(code)]
+
+    def describe(self) -> str:
+        return f"label table {self.source} ({len(self.names)} labels)"
+
+
+KNOWLEDGE_TYPES = (Knowledge, SumKnowledge, TableKnowledge)
+
+
+def make_knowledge(spec: str, domains: int | Iterable[int]):
+    """``"xor"``, ``"sum"`` or a CNF string over x1..xk, on ``domains`` (or binary ``k``).
+
+    ``xor`` and CNF knowledge need binary concepts; ``sum`` takes any domains.
+    Raises UserError on a bad formula or domains the knowledge does not fit.
+    """
+    if not isinstance(spec, str):
+        raise UserError(f"knowledge: expected 'xor', 'sum' or a CNF string, got {spec!r}")
+    dims = as_domains(domains)
+    if spec.strip().lower() == SUM:
+        return SumKnowledge(dims)
+    if any(d != 2 for d in dims):
+        name = "xor" if spec.strip().lower() == XOR else "a CNF"
+        bad = next(j for j, d in enumerate(dims, start=1) if d != 2)
+        raise UserError(
+            f"knowledge: {name} needs binary concepts (every domain 2), got domain "
+            f"{dims[bad - 1]} for concept {bad}; use 'sum' or a knowledge table"
+        )
+    return Knowledge(spec, len(dims))
+
+
+# ---- knowledge tables from users' files ------------------------------------
+
+
+def _concept_columns(df, source: str) -> list[str]:
+    names = []
+    j = 1
+    while f"c{j}" in df.columns:
+        names.append(f"c{j}")
+        j += 1
+    if not names:
+        raise InputError(f"{source}: missing column 'c1'; expected columns c1..ck and y")
+    stray = sorted(
+        c for c in map(str, df.columns) if c.startswith("c") and c[1:].isdigit() and c not in names
+    )
+    if stray:
+        raise InputError(
+            f"{source}: column {stray[0]!r} without column 'c{len(names) + 1}'; concept columns "
+            "must be c1, c2, ... with no gap"
+        )
+    return names
+
+
+def knowledge_table_frame(df, *, domains=None, source: str = "knowledge table") -> TableKnowledge:
+    """A :class:`TableKnowledge` from a frame with columns ``c1..ck`` (ints) and ``y`` (labels).
+
+    Every state must be listed exactly once.  ``domains`` defaults to
+    ``max(c_j) + 1`` per column; given, it must agree with the columns.
+    """
+    from ..tables import Column, TableSchema, check_columns, validate_table
+
+    columns = _concept_columns(df, source)
+    check_columns(df, ["y"], source=source)
+    k = len(columns)
+    if domains is not None:
+        dims = as_domains(domains)
+        if len(dims) != k:
+            raise InputError(
+                f"{source}: has {k} concept columns (c1..c{k}) but the domains list "
+                f"{list(dims)} has {len(dims)} entries"
+            )
+        schema_cols = [Column(c, "int", min=0, max=d - 1) for c, d in zip(columns, dims)]
+    else:
+        schema_cols = [Column(c, "int", min=0) for c in columns]
+    df = validate_table(df, TableSchema((*schema_cols, Column("y", "label"))), source=source)
+    if domains is None:
+        dims = tuple(int(df[c].max()) + 1 for c in columns)
+        for j, d in enumerate(dims, start=1):
+            if d < 2:
+                raise InputError(
+                    f"{source}: column 'c{j}' only holds the value 0; a concept needs at "
+                    "least two values"
+                )
+    total = math.prod(dims)
+    if total > MAX_TABLE_STATES:
+        raise InputError(
+            f"{source}: domains {list(dims)} have {total:,} states, above the "
+            f"{MAX_TABLE_STATES:,} a knowledge table may list"
+        )
+    index = states_index(df[columns].to_numpy(), dims)
+    seen = np.full(total, -1, dtype=np.int64)
+    for row, i in enumerate(index.tolist()):
+        if seen[i] >= 0:
+            raise InputError(
+                f"{source}: row {row} repeats state {state_str(all_states(dims)[i], dims)!r} "
+                f"(first listed in row {int(seen[i])}); each state must appear once"
+            )
+        seen[i] = row
+    missing = np.flatnonzero(seen < 0)
+    if len(missing):
+        first = _state_of_index(int(missing[0]), dims)
+        raise InputError(
+            f"{source}: state {state_str(first, dims)!r} is missing ({len(missing)} of "
+            f"{total} states missing); the table must list every state of domains {list(dims)}"
+        )
+    labels = [_plain_label(v) for v in df["y"].to_numpy()[seen].tolist()]
+    return TableKnowledge.from_labels(dims, labels, source=source)
+
+
+def _state_of_index(index: int, dims: Domains) -> tuple[int, ...]:
+    values = []
+    for d in reversed(dims):
+        values.append(index % d)
+        index //= d
+    return tuple(reversed(values))
+
+
+def _plain_label(value):
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    return value
+
+
+def read_knowledge_table(path: str | os.PathLike, *, domains=None) -> TableKnowledge:
+    """Read a CSV or Parquet knowledge table (columns ``c1..ck`` and ``y``) and check it."""
+    from ..tables import load_frame
+
+    return knowledge_table_frame(load_frame(path), domains=domains, source=str(path))
+
+
+def state_row(text: str, domains) -> int:
+    """Row of the state written ``text`` in :func:`all_states`."""
+    return state_index(parse_state(text, domains), domains)

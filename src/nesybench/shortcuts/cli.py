@@ -1,38 +1,126 @@
 """``nesybench`` commands of the shortcuts instrument.
 
 ``count``: N_opt (the label-preserving relabelings) of your own knowledge and support.
+``plan-supervision``: which observed states to give concept labels to.
+``score-concepts``: the concept panel on your own model's concept predictions.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 
-from ..counting import EXTRACTORS, METHODS, count_optima
 from ..errors import UserError
 from ..io import atomic_write_text, dumps_json
-from ..logic.knowledge import make_knowledge
-from .tasks import MAX_TASK_K, support_states
+
+# Kept literal so that building the parser imports no engine; a test checks them against
+# nesybench.counting.EXTRACTORS / METHODS.
+EXTRACTOR_CHOICES = ("joint", "disentangled", "shared")
+METHOD_CHOICES = ("auto", "enumerate", "factored", "exact", "approx", "permutations")
+MAX_CLI_K = 10_000  # concepts on the command line (a k-bit state is k characters)
+MAX_CLI_DOMAIN = 2**20
+MAX_EPSILON = 10.0  # as the params schema
+MAX_SEED = 2**63 - 1
 
 COUNT_EXAMPLE = """
-A state is a k-character bit string, leftmost character = x1.  FORMULA is `xor`
-(k-bit parity) or a CNF such as '(x1 | x2 | x3) & (x2 | x3 | ~x1)'.
+States: binary concepts as k-character bit strings (leftmost = concept 1), e.g. 0110;
+categorical concepts as values joined by ':', e.g. 3:5 (concept 1 first).  FORMULA is
+`xor` (k-bit parity), `sum` (y = the sum of the values) or a CNF such as
+'(x1 | x2 | x3) & (x2 | x3 | ~x1)'.  --knowledge-table FILE: CSV or Parquet with columns
+c1..ck (integers) and y (any label), every state exactly once.
 
-Examples:
+Example:
   nesybench count --knowledge xor --k 2 --support 00,01,10            # 32
   nesybench count --knowledge xor --k 4 --support-frac 1 --extractor disentangled   # 192
-  nesybench count --knowledge '(x1 | x2 | x3) & (x2 | x3 | ~x1) & (~x3 | ~x2 | x1)' --k 3
-  --support-frac 1 --json
+  nesybench count --knowledge sum --domains 10,10 --support-frac 1 --extractor shared   # 1
+  nesybench count --knowledge sum --domains 10,10 --support 0:6,6:0,1:5,5:1 --extractor \\
+      disentangled --json
+  nesybench count --knowledge-table my_k.csv --support-file seen.csv --extractor joint
+
+The exact searches refuse work past a budget, naming the option that lifts it
+(--max-subproblems, --max-states; 0 = no limit).
+"""
+
+PLAN_EXAMPLE = """
+Greedy: each pick is the observed state whose concept label leaves the fewest optima
+(N_opt recounted for every candidate); the exact optimum (every subset) is reported when
+at most --exact-max-subsets subsets need trying, so the greedy gap is visible.
+
+Example:
+  nesybench plan-supervision --knowledge sum --domains 10,10 --support-frac 1 --budget 2
+  nesybench plan-supervision --knowledge xor --k 3 --support 000,011,101 --budget 2 \\
+      --extractor disentangled --json
 """
 
 
 def register(subparsers) -> None:
     """Add the shortcuts commands; one small function per command."""
     _add_count(subparsers)
+    _add_plan_supervision(subparsers)
     _add_score_concepts(subparsers)
 
 
 def _csv_states(text: str) -> list[str]:
     return [s.strip() for s in text.split(",")] if text.strip() else []
+
+
+def _add_task_arguments(parser) -> None:
+    """Knowledge, concepts and support: shared by count and plan-supervision."""
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument("--knowledge", metavar="FORMULA", help="`xor`, `sum` or a CNF over x1..xk")
+    what.add_argument(
+        "--knowledge-table",
+        metavar="FILE",
+        help="CSV/Parquet with columns c1..ck (ints) and y: the label of every state",
+    )
+    shape = parser.add_mutually_exclusive_group()
+    shape.add_argument("--k", type=int, metavar="K", help="number of binary concepts (>= 1)")
+    shape.add_argument(
+        "--domains",
+        metavar="D1,D2,...",
+        help="domain size of each concept (>= 2 each), e.g. 10,10 for two digits",
+    )
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--support", metavar="S1,S2,...", help="observed states, comma-separated")
+    where.add_argument(
+        "--support-file", metavar="FILE", help="CSV/Parquet with columns c1..ck: observed states"
+    )
+    where.add_argument(
+        "--support-frac",
+        type=float,
+        metavar="F",
+        help="keep max(1, round(F * #states)) states of a seeded permutation",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        metavar="N",
+        help="seed of the support permutation (and of the solvers); default 0",
+    )
+    parser.add_argument(
+        "--supervised",
+        default="",
+        metavar="S1,...",
+        help="observed states whose image is pinned to themselves (concept labels)",
+    )
+
+
+def _add_budget_arguments(parser) -> None:
+    parser.add_argument(
+        "--max-subproblems",
+        type=int,
+        default=None,
+        metavar="N",
+        help="budget of the exact searches (default about a minute of work; 0 = no limit)",
+    )
+    parser.add_argument(
+        "--max-states",
+        type=int,
+        default=None,
+        metavar="N",
+        help="largest state table the exact searches build (default 2^22; 0 = no limit)",
+    )
 
 
 def _add_count(subparsers) -> None:
@@ -44,56 +132,30 @@ def _add_count(subparsers) -> None:
         epilog=COUNT_EXAMPLE,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument(
-        "--knowledge", required=True, metavar="FORMULA", help="`xor` or a CNF over x1..xk"
-    )
-    parser.add_argument(
-        "--k", required=True, type=int, metavar="K", help="number of binary concepts (>= 1)"
-    )
-    where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument(
-        "--support", metavar="S1,S2,...", help="observed states as comma-separated bit strings"
-    )
-    where.add_argument(
-        "--support-frac",
-        type=float,
-        metavar="F",
-        help="keep max(1, round(F * 2^k)) states of a seeded permutation",
-    )
-    parser.add_argument(
-        "--seed",
-        type=int,
-        default=0,
-        metavar="N",
-        help="seed of the support permutation (and ApproxMC); default 0",
-    )
+    _add_task_arguments(parser)
     parser.add_argument(
         "--extractor",
-        choices=EXTRACTORS,
+        choices=EXTRACTOR_CHOICES,
         default="joint",
-        help="joint: any map of states; disentangled: pi + per-concept f (count-rss)",
+        help="joint: any map of states; disentangled: pi + one map per concept (count-rss); "
+        "shared: one map for every concept",
     )
     parser.add_argument(
         "--fixed-permutation", action="store_true", help="disentangled only: pi is the identity"
     )
     parser.add_argument(
-        "--supervised",
-        default="",
-        metavar="S1,...",
-        help="observed states whose image is pinned to themselves",
-    )
-    parser.add_argument(
         "--method",
-        choices=METHODS,
+        choices=METHOD_CHOICES,
         default="auto",
-        help="auto = factored (joint) / exact (disentangled)",
+        help="auto = factored (joint) / exact (disentangled, shared); permutations = the "
+        "previous per-permutation model counts (binary disentangled)",
     )
     parser.add_argument(
         "--epsilon",
         type=float,
         default=0.8,
         metavar="E",
-        help="ApproxMC tolerance (approx method); default 0.8",
+        help=f"ApproxMC tolerance in (0, {MAX_EPSILON:g}] (approx method); default 0.8",
     )
     parser.add_argument(
         "--delta",
@@ -102,6 +164,7 @@ def _add_count(subparsers) -> None:
         metavar="D",
         help="ApproxMC failure probability (approx method); default 0.2",
     )
+    _add_budget_arguments(parser)
     parser.add_argument(
         "--dimacs", metavar="FILE.cnf", help="also write the DIMACS formula that was model-counted"
     )
@@ -109,74 +172,278 @@ def _add_count(subparsers) -> None:
     parser.set_defaults(func=run_count)
 
 
-def run_count(args: argparse.Namespace) -> int:
-    if args.k < 1:
-        raise UserError(f"--k: must be >= 1, got {args.k}")
-    knowledge = make_knowledge(args.knowledge, args.k)
+def _add_plan_supervision(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "plan-supervision",
+        help="choose which observed states to give concept labels to (greedy, N_opt per pick)",
+        description="Which B observed states to label so that the fewest optima remain.",
+        epilog=PLAN_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_task_arguments(parser)
+    parser.add_argument(
+        "--budget", type=int, required=True, metavar="B", help="number of concept labels to place"
+    )
+    parser.add_argument(
+        "--extractor",
+        choices=EXTRACTOR_CHOICES,
+        default="disentangled",
+        help="family whose optima to remove (default disentangled)",
+    )
+    parser.add_argument(
+        "--exact-max-subsets",
+        type=int,
+        default=5000,
+        metavar="N",
+        help="try every subset for the exact optimum while at most N subsets (0 = never)",
+    )
+    _add_budget_arguments(parser)
+    parser.add_argument("--json", action="store_true", help="print one JSON record instead of text")
+    parser.set_defaults(func=run_plan_supervision)
+
+
+# ---- reading the task from the arguments -------------------------------------
+
+
+def _domains_of(args):
+    if args.k is not None:
+        if not 1 <= args.k <= MAX_CLI_K:
+            raise UserError(f"--k: must be in [1, {MAX_CLI_K:,}], got {args.k}")
+        return args.k
+    if args.domains is None:
+        return None
+    parts = [p.strip() for p in args.domains.split(",")]
+    if len(parts) > MAX_CLI_K:
+        raise UserError(f"--domains: at most {MAX_CLI_K:,} concepts, got {len(parts):,}")
+    dims = []
+    for j, part in enumerate(parts, start=1):
+        if not part or not part.isascii() or not part.isdigit():
+            raise UserError(
+                f"--domains: expected domain sizes like 10,10 (integers >= 2), got {part!r} "
+                f"for concept {j}"
+            )
+        d = int(part)
+        if not 2 <= d <= MAX_CLI_DOMAIN:
+            raise UserError(
+                f"--domains: domain {j} must be an integer in [2, {MAX_CLI_DOMAIN:,}], got {d}"
+            )
+        dims.append(d)
+    return tuple(dims)
+
+
+def _check_number(name: str, value, low, high, *, low_open=False, high_open=False) -> None:
+    ok = value is not None and math.isfinite(value)
+    ok = ok and (value > low if low_open else value >= low)
+    ok = ok and (value < high if high_open else value <= high)
+    if not ok:
+        lo, hi = ("(" if low_open else "["), (")" if high_open else "]")
+        raise UserError(f"{name}: must be in {lo}{low:g}, {high:g}{hi}, got {value:g}")
+
+
+def _check_common(args) -> None:
+    if not 0 <= args.seed <= MAX_SEED:
+        raise UserError(f"--seed: must be an integer in [0, 2^63), got {args.seed}")
+    for name in ("max_subproblems", "max_states"):
+        value = getattr(args, name, None)
+        if value is not None and value < 0:
+            raise UserError(f"--{name.replace('_', '-')}: must be >= 0 (0 = no limit), got {value}")
+    if args.support_frac is not None:
+        _check_number("--support-frac", args.support_frac, 0, 1, low_open=True)
+
+
+def _knowledge_of(args, domains):
+    from ..logic.knowledge import make_knowledge, read_knowledge_table
+
+    if args.knowledge_table is not None:
+        if args.k is not None:
+            raise UserError(
+                "--k: a knowledge table brings its own concepts; give --domains to check them "
+                "or nothing"
+            )
+        return read_knowledge_table(args.knowledge_table, domains=domains)
+    if domains is None:
+        raise UserError("--k or --domains: needed with --knowledge (the concepts' domain sizes)")
+    return make_knowledge(args.knowledge, domains)
+
+
+def _support_file(path: str, dims) -> list[str]:
+    from ..logic.states import state_str
+    from ..tables import Column, TableSchema, read_table
+
+    columns = tuple(Column(f"c{j}", "int", min=0, max=d - 1) for j, d in enumerate(dims, 1))
+    df = read_table(path, TableSchema(columns))
+    extra = [c for c in map(str, df.columns) if c.startswith("c") and c[1:].isdigit()]
+    extra = [c for c in extra if int(c[1:]) > len(dims)]
+    if extra:
+        raise UserError(
+            f"{path}: column {extra[0]!r} is beyond the task's {len(dims)} concepts (c1..c"
+            f"{len(dims)})"
+        )
+    rows = df[[c.name for c in columns]].to_numpy()
+    states = [state_str(row, dims) for row in rows]
+    seen: dict[str, int] = {}
+    for i, s in enumerate(states):
+        if s in seen:
+            raise UserError(
+                f"{path}: row {i} repeats state {s!r} (first in row {seen[s]}); each observed "
+                "state must appear once"
+            )
+        seen[s] = i
+    return states
+
+
+def _task_of(args):
+    """The CountingTask the arguments describe (every check raising one UserError line)."""
+    from ..counting import CountingTask, support_states
+
+    _check_common(args)
+    domains = _domains_of(args)
+    knowledge = _knowledge_of(args, domains)
+    dims = knowledge.domains
     if args.support is not None:
         support = _csv_states(args.support)
         if not support:
-            raise UserError("--support: expected at least one k-character bit string, got ''")
+            raise UserError("--support: expected at least one state, got ''")
+    elif args.support_file is not None:
+        support = _support_file(args.support_file, dims)
     else:
-        if not 0 < args.support_frac <= 1:
-            raise UserError(f"--support-frac: must be in (0, 1], got {args.support_frac:g}")
-        if args.k > MAX_TASK_K:
-            raise UserError(
-                f"--support-frac: lists a fraction of the 2^k states, so needs k <= {MAX_TASK_K}, "
-                f"got k={args.k}; pass --support"
-            )
-        support = sorted(support_states(args.k, args.support_frac, seed=args.seed))
+        support = list(support_states(dims, args.support_frac, seed=args.seed))
+    return CountingTask(knowledge, tuple(support), tuple(_csv_states(args.supervised)))
+
+
+def _check_output(path: str) -> None:
+    from pathlib import Path
+
+    target = Path(path)
+    if target.is_dir():
+        raise UserError(f"--dimacs: {path} is a directory, expected a file path")
+    for parent in target.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise UserError(f"--dimacs: {parent} is a file, so {path} cannot be created")
+            break
+
+
+# ---- count ----------------------------------------------------------------------
+
+
+def run_count(args: argparse.Namespace) -> int:
+    from ..counting import count_optima
+
     if args.method == "approx":
-        if not args.epsilon > 0:
-            raise UserError(f"--epsilon: must be > 0, got {args.epsilon:g}")
-        if not 0 < args.delta < 1:
-            raise UserError(f"--delta: must be in (0, 1), got {args.delta:g}")
+        _check_number("--epsilon", args.epsilon, 0, MAX_EPSILON, low_open=True)
+        _check_number("--delta", args.delta, 0, 1, low_open=True, high_open=True)
+    if args.dimacs:
+        _check_output(args.dimacs)
+    task = _task_of(args)
+    if args.dimacs and not task.is_binary:
+        raise UserError(
+            "--dimacs: DIMACS encodings exist for binary xor/CNF knowledge only; this task has "
+            f"domains {list(task.domains)}"
+        )
     result = count_optima(
-        knowledge,
-        support,
+        task,
         extractor=args.extractor,
         fixed_permutation=args.fixed_permutation,
-        supervised=_csv_states(args.supervised),
         method=args.method,
         epsilon=args.epsilon,
         delta=args.delta,
         seed=args.seed,
+        max_subproblems=args.max_subproblems,
+        with_dimacs=bool(args.dimacs),
+        **({} if args.max_states is None else {"max_states": args.max_states}),
     )
     if args.dimacs:
         if not result.dimacs:
             raise UserError(
-                f"--dimacs: method {result.method} counts no formula; use --method factored, "
-                "exact or approx"
+                f"--dimacs: method {result.method} ({result.engine}) counts no DIMACS formula "
+                "here; use binary xor/CNF knowledge with --method factored, exact or approx"
             )
-        atomic_write_text(args.dimacs, result.dimacs)
+        try:
+            atomic_write_text(args.dimacs, result.dimacs)
+        except OSError as exc:
+            raise UserError(f"--dimacs: cannot write {args.dimacs} ({exc.strerror})") from None
     record = result.to_json()
     if args.json:
         print(dumps_json(record), end="")
         return 0
-    n_opt = (
-        record["n_opt"]
-        if record["n_opt"] is not None
-        else f"2^{record['log2_n_opt']:.4f} (over 4,000 digits)"
-    )
+    _print_count(task, result, record)
+    return 0
+
+
+def _print_count(task, result, record) -> None:
+    from ..logic.states import plain_count
+
+    log2 = record["log2_n_opt"]
+    log2_text = f"{log2:.4f}" if abs(log2) < 1e9 else f"{log2:.6g}"
+    n_opt = record["n_opt"] if record["n_opt"] is not None else f"2^{log2_text} (over 4,000 digits)"
     shortcuts = record["n_shortcuts"] if record["n_shortcuts"] is not None else "N_opt - 1"
     quality = (
         "exact"
         if result.exact
         else f"approximate, (epsilon, delta) = ({result.epsilon:g}, {result.delta:g})"
     )
+    print(f"N_opt = {n_opt}   reasoning shortcuts = {shortcuts}   log2 N_opt = {log2_text}")
+    if result.extractor == "disentangled":
+        distinct = record["n_distinct"] or f"not computed ({record['n_distinct_reason']})"
+        print(f"  distinct maps alpha (n_distinct) = {distinct}")
+    print(f"  knowledge: {task.describe()}")
+    support = list(task.observed_states()) if task.n_states <= 64 else list(task.support or [])
+    shown = ",".join(support[:64]) + (",..." if task.n_observed > 64 else "")
+    if task.support is None and task.n_states > 64:
+        shown = "every state"
     print(
-        f"N_opt = {n_opt}   reasoning shortcuts = {shortcuts}   log2 N_opt = "
-        f"{record['log2_n_opt']:.4f}"
+        f"  support ({plain_count(task.n_observed)}/{plain_count(task.n_states)}): "
+        f"{shown if len(shown) <= 4000 else shown[:4000] + '...'}"
     )
-    print(f"  knowledge: {knowledge.describe()}   k = {args.k}, {record['n_states']} states")
+    fixed = " (pi fixed to identity)" if result.fixed_permutation else ""
     print(
-        f"  support ({len(record['support'])}/{record['n_states']}): {','.join(record['support'])}"
+        f"  extractor: {result.extractor}{fixed}   supervised: {','.join(result.supervised) or '-'}"
+        f"   method: {result.method} ({quality}; {result.engine})"
     )
+
+
+# ---- plan-supervision --------------------------------------------------------------
+
+
+def run_plan_supervision(args: argparse.Namespace) -> int:
+    from ..counting import plan_supervision
+
+    if args.exact_max_subsets < 0:
+        raise UserError(f"--exact-max-subsets: must be >= 0, got {args.exact_max_subsets}")
+    if args.budget < 1:
+        raise UserError(f"--budget: must be >= 1, got {args.budget}")
+    task = _task_of(args)
+    options = {} if args.max_subproblems is None else {"max_subproblems": args.max_subproblems}
+    plan = plan_supervision(
+        task,
+        args.budget,
+        extractor=args.extractor,
+        exact_max_subsets=args.exact_max_subsets,
+        **options,
+    )
+    record = plan.to_json()
+    if args.json:
+        print(dumps_json(record), end="")
+        return 0
     print(
-        "  extractor: "
-        f"{args.extractor}{' (pi fixed to identity)' if args.fixed_permutation else ''}"
-        f"   supervised: {','.join(result.supervised) or '-'}   method: {result.method} ({quality})"
+        f"supervision plan ({plan.extractor}): {len(plan.picks)} of {plan.budget} labels, "
+        f"{plan.n_candidates} candidate states"
     )
+    print(f"  knowledge: {task.describe()}   support: {task.n_observed} states")
+    print(f"  before: N_opt = {record['n_opt_before']}")
+    for b, pick in enumerate(record["picks"], start=1):
+        best = record["optimum"][b - 1] if b - 1 < len(record["optimum"]) else None
+        exact = (
+            f"   exact optimum {best['n_opt']} ({','.join(best['states'])})"
+            if best
+            else "   exact optimum not computed"
+        )
+        print(f"  pick {b}: {pick['state']:<12} N_opt = {pick['n_opt']}{exact}")
+    if plan.stopped_early:
+        print("  stopped early: N_opt = 1, only the identity is left")
+    if record["optimum_reason"]:
+        print(f"  note: {record['optimum_reason']}")
     return 0
 
 

@@ -47,6 +47,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, UserError
+from ..logic.states import state_str
 from ..metrics import plain
 
 # scikit-learn (F1) and the ECE engine load on first use: a job that only trains or reads
@@ -398,11 +399,8 @@ def label_accuracies(y_true, y_pred, *, names: Sequence[str] | None = None) -> d
 
 
 def state_string(values: Sequence[int]) -> str:
-    """``(1, 0) -> "10"`` (concept 0 first; values above 9 are dot-separated)."""
-    values = [int(v) for v in values]
-    if all(v < 10 for v in values):
-        return "".join(str(v) for v in values)
-    return ".".join(str(v) for v in values)
+    """``(1, 0) -> "10"``, ``(3, 12) -> "3:12"``: the one state text form of nesybench."""
+    return state_str(values)
 
 
 def learned_relabeling(c_true, c_pred) -> dict[str, str]:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..counting.optima import label_class_sizes
+from ..counting.task import support_states
 from ..errors import UserError, check_claim
 from ..logic.knowledge import Knowledge, all_states, make_knowledge, parse_state, state_str
 
@@ -103,27 +104,6 @@ def resolve_knowledge(name: str, spec: dict, *, seed: int) -> Knowledge:
         return make_knowledge(kind, k)
     except UserError as exc:
         raise UserError(f"{where}: {exc}") from None
-
-
-def support_states(k: int, support_frac: float, *, seed: int) -> tuple[str, ...]:
-    """The observed support: the first max(1, round(frac * 2^k)) states of a permutation seeded by
-    (seed, k).
-
-    Returned in permutation order.  ``round`` is Python's (ties to even).
-    """
-    if (
-        isinstance(support_frac, bool)
-        or not isinstance(support_frac, (int, float))
-        or not 0 < support_frac <= 1
-    ):
-        raise UserError(f"support_frac: must be in (0, 1], got {support_frac!r}")
-    if k < 1:
-        raise UserError(f"k: must be >= 1, got {k}")
-    n_states = 2**k
-    n_keep = max(1, round(support_frac * n_states))
-    order = child_rng(seed, "support", k).permutation(n_states)
-    states = all_states(k)
-    return tuple(state_str(states[i]) for i in order[:n_keep])
 
 
 @dataclass

@@ -1,17 +1,18 @@
 """Benchmark of the optima counter (not a test): every ratio is measured in this run.
 
-    python bench/shortcuts_counter.py [--max-k-disentangled 8] [--seed 0]
+    python bench/counting_optima.py [--max-k-disentangled 8] [--seed 0]
 
 1. joint N_opt of random 3-CNFs at k = 10, 20, 30, full support: one Ganak
    call for the class sizes, against enumerating the 2^k states (the baseline,
    where it fits in memory).
-2. disentangled N_opt of k-bit parity at k = 4..8, full support: exact (sum
-   over permutations; for parity each term is a GF(2) rank), approximate
+2. disentangled N_opt of k-bit parity at k = 4..8, full support: exact (the
+   search of nesybench.counting; see bench/counting_disentangled.py for the
+   comparison with the previous per-permutation path), approximate
    (ApproxMC on the single DIMACS formula), and literal enumeration of every
-   (pi, f) where it runs.  The closed form k! * 2^(k-1) checks all three.  At k <= 5 it also times
+   (pi, f) where it runs.  The closed form k! * 2^(k-1) checks all three.  At k <= 5 it times
    Ganak on the single DIMACS formula with pi as variables (the artifact).
-3. disentangled N_opt of random 3-CNFs at k = 4..6, support 0.75: exact (one
-   Ganak count per permutation), approximate, and enumeration.
+3. disentangled N_opt of random 3-CNFs at k = 4..6, support 0.75: exact (the
+   search), approximate, and enumeration.
 """
 
 from __future__ import annotations
@@ -33,10 +34,12 @@ from nesybench.counting import (  # noqa: E402
     disentangled_encoding,
     enumerate_disentangled,
     label_class_sizes,
+    support_states,
 )
 from nesybench.logic import all_states, make_knowledge, state_str  # noqa: E402
 from nesybench.progress import log  # noqa: E402
-from nesybench.shortcuts.tasks import child_rng, random_3cnf, support_states  # noqa: E402
+from nesybench.seeds import child_rng  # noqa: E402
+from nesybench.shortcuts.tasks import random_3cnf  # noqa: E402
 
 STATE_ENUMERATION_MAX_K = 22  # 2^22 x 22 ints ~ 740 MB is the most this baseline may take
 
@@ -145,7 +148,7 @@ def bench_disentangled(max_k: int, seed: int) -> None:
 def bench_disentangled_cnf(seed: int) -> None:
     print(
         "\n3. disentangled N_opt, random 3-CNF (m = k clauses), support fraction 0.75 (exact = "
-        "one Ganak call per permutation)"
+        "the search)"
     )
     print(
         f"  {'k':>3} {'N_opt':>8} {'exact (s)':>10} {'approx':>8} {'approx (s)':>11} "

@@ -53,6 +53,10 @@ def test_parse_cnf_unit_clause_without_parentheses_and_whitespace():
         ("(x1) &", "expected a clause after '&'"),
         ("(x1 | | x2)", "expected a variable x<i> at position 7"),
         ("", "expected a CNF"),
+        ("(x\u0661 | x2)", "variable at position 2 must be x followed by the digits 0-9"),
+        ("(x1 | x\uff12)", "variable at position 7 must be x followed by the digits 0-9"),
+        ("(x\u00b2)", "variable at position 2 must be x followed by the digits 0-9"),
+        ("(x)", "variable at position 2 must be x followed by the digits 0-9"),
     ],
 )
 def test_parse_cnf_errors_name_position(text, fragment):
@@ -83,6 +87,9 @@ def test_from_dimacs_clause_spanning_lines():
         ("p cnf 2 2\n1 0\n", "header declares 2 clauses, found 1"),
         ("p dnf 2 1\n1 0\n", "expected 'p cnf <vars> <clauses>'"),
         ("p cnf 2 1\n1 a 0\n", "expected an integer literal"),
+        ("p cnf 2 1\n\u0661 0\n", "expected an integer literal, got '\u0661'"),
+        ("p cnf 2 1\n1_0 0\n", "expected an integer literal, got '1_0'"),
+        ("p cnf \u0662 1\n1 0\n", "expected 'p cnf <vars> <clauses>'"),
     ],
 )
 def test_from_dimacs_errors(text, fragment):

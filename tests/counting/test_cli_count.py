@@ -14,12 +14,15 @@ from nesybench.logic import from_dimacs
 SPEC_CNF = "(x1 | x2 | x3) & (x2 | x3 | ~x1) & (~x3 | ~x2 | x1)"
 JSON_KEYS = {
     "k",
+    "domains",
     "n_states",
     "support",
     "extractor",
     "n_opt",
     "n_shortcuts",
     "log2_n_opt",
+    "n_distinct",
+    "n_distinct_reason",
     "method",
     "exact",
 }
@@ -61,7 +64,7 @@ def test_cli_count_disentangled_192(capsys):
 
 
 def test_cli_count_support_frac_matches_generator(capsys):
-    from nesybench.shortcuts.tasks import support_states
+    from nesybench.counting import support_states
 
     record = run_json(
         capsys, "--knowledge", "xor", "--k", "3", "--support-frac", "0.5", "--seed", "0"
@@ -177,7 +180,10 @@ def test_cli_count_text_output(capsys):
             ["--knowledge", "xor", "--k", "2", "--support-frac", "1.5"],
             "error: --support-frac: must be in (0, 1], got 1.5",
         ),
-        (["--knowledge", "xor", "--k", "0", "--support", "0"], "error: --k: must be >= 1, got 0"),
+        (
+            ["--knowledge", "xor", "--k", "0", "--support", "0"],
+            "error: --k: must be in [1, 10,000], got 0",
+        ),
         (
             ["--knowledge", "xor", "--k", "2", "--support", "00", "--supervised", "11"],
             "error: supervised: state '11' is not in the support",
@@ -203,7 +209,7 @@ def test_cli_count_text_output(capsys):
                 "--epsilon",
                 "0",
             ],
-            "error: --epsilon: must be > 0",
+            "error: --epsilon: must be in (0, 10], got 0",
         ),
         (
             [
@@ -226,11 +232,12 @@ def test_cli_count_text_output(capsys):
         ),
         (
             ["--knowledge", "xor", "--k", "2", "--support", ""],
-            "error: --support: expected at least one",
+            "error: --support: expected at least one state",
         ),
         (
             ["--knowledge", "xor", "--k", "2"],
-            "error: nesybench count: one of the arguments --support --support-frac is required",
+            "error: nesybench count: one of the arguments --support --support-file "
+            "--support-frac is required",
         ),
         (
             ["--knowledge", "xor", "--k", "two", "--support", "00"],
@@ -259,3 +266,103 @@ def test_cli_usage_errors_exit_2(capsys):
     with pytest.raises(SystemExit) as info:
         main(["count", "--knowledge", "xor", "--k", "2"])
     assert info.value.code == 2
+
+
+# ---- categorical concepts ---------------------------------------------------------
+
+
+def test_cli_count_mnist_addition_three_families(capsys):
+    base = ["--knowledge", "sum", "--domains", "10,10", "--support-frac", "1"]
+    shared = run_json(capsys, *base, "--extractor", "shared")
+    dis = run_json(capsys, *base, "--extractor", "disentangled")
+    joint = run_json(capsys, *base)
+    assert (shared["n_opt"], dis["n_opt"], dis["n_distinct"]) == ("1", "2", "2")
+    assert joint["domains"] == [10, 10] and joint["n_states"] == 100
+    assert len(joint["support"]) == 100 and joint["support"][:2] == ["0:0", "0:1"]
+    assert set(dis) == JSON_KEYS
+
+
+def test_cli_count_knowledge_table_equals_sum(tmp_path, capsys):
+    rows = [(a, b, a + b) for a in range(4) for b in range(4)]
+    path = tmp_path / "k.csv"
+    path.write_text("c1,c2,y\n" + "".join(f"{a},{b},{y}\n" for a, b, y in rows))
+    support = "0:1,1:0,2:3,3:3"
+    for extractor in ("joint", "disentangled", "shared"):
+        table = run_json(
+            capsys, "--knowledge-table", str(path), "--support", support, "--extractor", extractor
+        )
+        summed = run_json(
+            capsys,
+            "--knowledge",
+            "sum",
+            "--domains",
+            "4,4",
+            "--support",
+            support,
+            "--extractor",
+            extractor,
+        )
+        assert table["n_opt"] == summed["n_opt"] and table["domains"] == [4, 4]
+
+
+def test_cli_count_support_file_equals_support_list(tmp_path, capsys):
+    path = tmp_path / "seen.csv"
+    path.write_text("c1,c2\n0,6\n6,0\n2,8\n")
+    from_file = run_json(
+        capsys, "--knowledge", "sum", "--domains", "10,10", "--support-file", str(path)
+    )
+    listed = run_json(
+        capsys, "--knowledge", "sum", "--domains", "10,10", "--support", "2:8,0:6,6:0"
+    )
+    assert from_file == listed
+
+
+def test_cli_count_categorical_support_frac_matches_the_library(capsys):
+    from nesybench.counting import support_states
+
+    record = run_json(
+        capsys, "--knowledge", "sum", "--domains", "3,4", "--support-frac", "0.5", "--seed", "7"
+    )
+    expected = sorted(
+        support_states((3, 4), 0.5, seed=7), key=lambda s: tuple(map(int, s.split(":")))
+    )
+    assert record["support"] == expected and len(expected) == 6
+
+
+def test_cli_count_text_shows_distinct_maps(capsys):
+    assert (
+        main(
+            [
+                "count",
+                "--knowledge",
+                "xor",
+                "--k",
+                "2",
+                "--support",
+                "00",
+                "--extractor",
+                "disentangled",
+            ]
+        )
+        == 0
+    )
+    out = capsys.readouterr().out
+    # per pi: f_1(0) = f_2(0) (2 ways) x free f_j(1) (4): 8; the two constant maps 00, 11 come
+    # from both permutations, so 16 pairs give 14 maps
+    assert "distinct maps alpha (n_distinct) = 14" in out and "N_opt = 16 " in out
+
+
+def test_cli_support_frac_binary_keeps_the_old_draw(capsys):
+    # The support permutation of binary tasks is unchanged by the move into counting: the
+    # derivation is (seed, "support", k) through nesybench.seeds.
+    import numpy as np
+
+    from nesybench.logic import all_states, state_str
+    from nesybench.seeds import child_rng
+
+    order = child_rng(3, "support", 4).permutation(16)[:8]
+    expected = sorted(state_str(all_states(4)[i]) for i in order)
+    record = run_json(
+        capsys, "--knowledge", "xor", "--k", "4", "--support-frac", "0.5", "--seed", "3"
+    )
+    assert record["support"] == expected and np.all(order < 16)

@@ -1,0 +1,216 @@
+"""Which observed states to give concept labels to: a greedy supervision plan.
+
+A concept label on an observed state g pins its image, alpha(g) = g, and
+removes every optimum that moves g.  With a budget of B labels,
+:func:`plan_supervision` picks greedily: at each step the state whose label
+leaves the fewest optima (N_opt recounted exactly for every candidate; ties go
+to the state listed first), and it stops early once N_opt = 1 (only the
+identity is left, so further labels remove nothing).  For small cases it also
+finds the exact optimum, the best set of b labels for each b <= B by trying
+every subset, so the greedy gap is visible.
+
+The identity always survives, so N_opt >= 1 and a greedy run that reaches 1
+is optimal.  For the joint family the greedy choice is exactly optimal at any
+budget (each label divides N_opt by its state's label-class size,
+independently of the others); the disentangled and shared families couple the
+states, and there greedy can fall short.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..errors import UserError
+from ..progress import log
+from .optima import EXTRACTORS, CountResult, count_disentangled, count_joint, count_shared
+from .task import CountingTask
+
+__all__ = ["SupervisionPlan", "plan_supervision", "EXACT_PLAN_MAX_SUBSETS"]
+
+EXACT_PLAN_MAX_SUBSETS = 5000  # subsets tried for the exact optimum (all budgets together)
+PROGRESS_MIN_CANDIDATES = 200  # a greedy step over this many candidates logs a progress line
+
+
+@dataclass(frozen=True)
+class SupervisionPlan:
+    """The greedy picks with N_opt after each, and the exact optimum where it was computed.
+
+    ``n_opt[0]`` is N_opt before any new label; ``n_opt[b]`` after the b-th
+    pick.  ``optimum[b - 1]`` is ``(best states, N_opt)`` for b labels, or None
+    where trying every subset was too costly (``optimum_reason`` says why).
+    """
+
+    extractor: str
+    budget: int
+    n_candidates: int
+    picks: tuple[str, ...]
+    n_opt: tuple[int, ...]
+    log2_n_opt: tuple[float, ...]
+    optimum: tuple[tuple[tuple[str, ...], int] | None, ...]
+    optimum_reason: str | None = None
+
+    @property
+    def stopped_early(self) -> bool:
+        return len(self.picks) < self.budget
+
+    def gap(self, b: int) -> int | None:
+        """Greedy N_opt minus the optimum's at budget b (None when either is unknown)."""
+        if b > len(self.picks):
+            greedy = self.n_opt[-1]
+        else:
+            greedy = self.n_opt[b]
+        best = self.optimum[b - 1] if b - 1 < len(self.optimum) else None
+        if best is None or greedy is None:
+            return None
+        return greedy - best[1]
+
+    def to_json(self) -> dict:
+        """The ``nesybench plan-supervision --json`` record (counts as decimal strings)."""
+        return {
+            "extractor": self.extractor,
+            "budget": self.budget,
+            "n_candidates": self.n_candidates,
+            "n_opt_before": _str(self.n_opt[0]),
+            "picks": [
+                {"state": s, "n_opt": _str(n), "log2_n_opt": lg}
+                for s, n, lg in zip(self.picks, self.n_opt[1:], self.log2_n_opt[1:])
+            ],
+            "stopped_early": self.stopped_early,
+            "optimum": [
+                None
+                if best is None
+                else {"budget": b, "states": list(best[0]), "n_opt": _str(best[1])}
+                for b, best in enumerate(self.optimum, start=1)
+            ],
+            "greedy_gap": [self.gap(b) for b in range(1, len(self.optimum) + 1)],
+            "optimum_reason": self.optimum_reason,
+        }
+
+
+def _str(value: int | None) -> str | None:
+    return None if value is None else str(value)
+
+
+def _counter(extractor: str, **options) -> Callable[[CountingTask], CountResult]:
+    if extractor == "joint":
+        return lambda task: count_joint(task)
+    if extractor == "disentangled":
+        return lambda task: count_disentangled(task, distinct=False, **options)
+    return lambda task: count_shared(task, **options)
+
+
+def _key(result: CountResult) -> tuple:
+    return (result.log2_n_opt, result.n_opt if result.n_opt is not None else 0)
+
+
+def plan_supervision(
+    task: CountingTask,
+    budget: int,
+    *,
+    extractor: str = "disentangled",
+    exact_max_subsets: int = EXACT_PLAN_MAX_SUBSETS,
+    max_subproblems: int | None = None,
+) -> SupervisionPlan:
+    """Choose up to ``budget`` observed states to label, greedily, and the exact optimum if small.
+
+    Parameters
+    ----------
+    task : CountingTask
+        Knowledge, support (and states already supervised, which stay).
+    budget : int
+        Number of new concept labels, at most the observed states not yet supervised.
+    extractor : {"joint", "disentangled", "shared"}, keyword-only
+    exact_max_subsets : int, keyword-only
+        Try every subset for the exact optimum while the subsets of all budgets
+        b <= B number at most this (0: never).
+
+    Examples
+    --------
+    >>> from nesybench.logic import make_knowledge
+    >>> plan = plan_supervision(CountingTask(make_knowledge("sum", (10, 10))), 1)
+    >>> plan.n_opt, plan.picks                 # one label on 0:1 rules out the swap
+    ((2, 1), ('0:1',))
+    """
+    if extractor not in EXTRACTORS:
+        raise UserError(f"extractor: must be one of {', '.join(EXTRACTORS)}, got {extractor!r}")
+    pinned = set(task.supervised)
+    candidates = [s for s in task.observed_states() if s not in pinned]
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+        raise UserError(f"budget: must be an integer >= 1, got {budget!r}")
+    if budget > len(candidates):
+        raise UserError(
+            f"budget: {budget} labels asked, but only {len(candidates)} observed state"
+            f"{'s' if len(candidates) != 1 else ''} can still be labelled"
+        )
+    options = {"max_subproblems": max_subproblems} if extractor != "joint" else {}
+    count = _counter(extractor, **options)
+    start = count(task)
+    picks: list[str] = []
+    n_opt, log2s = [start.n_opt], [start.log2_n_opt]
+    current = start
+    while len(picks) < budget and not (current.n_opt == 1):
+        if len(candidates) >= PROGRESS_MIN_CANDIDATES:
+            log(
+                f"plan-supervision: pick {len(picks) + 1} of {budget}, "
+                f"{len(candidates) - len(picks)} candidates ({extractor})"
+            )
+        best, best_result = None, None
+        for state in candidates:
+            if state in picks:
+                continue
+            result = count(task.with_supervised([*task.supervised, *picks, state]))
+            if best_result is None or _key(result) < _key(best_result):
+                best, best_result = state, result
+            if result.n_opt == 1:  # only the identity is left: no label can do better
+                break
+        picks.append(best)
+        n_opt.append(best_result.n_opt)
+        log2s.append(best_result.log2_n_opt)
+        current = best_result
+    optimum, reason = _optimum(task, candidates, budget, count, picks, n_opt, exact_max_subsets)
+    return SupervisionPlan(
+        extractor=extractor,
+        budget=budget,
+        n_candidates=len(candidates),
+        picks=tuple(picks),
+        n_opt=tuple(n_opt),
+        log2_n_opt=tuple(log2s),
+        optimum=tuple(optimum),
+        optimum_reason=reason,
+    )
+
+
+def _optimum(task, candidates, budget, count, picks, n_opt, limit):
+    optimum: list = []
+    reason = None
+    tried = 0
+    for b in range(1, budget + 1):
+        if b <= len(picks) and n_opt[b] == 1:
+            optimum.append((tuple(picks[:b]), 1))  # 1 is the least any labelling leaves
+            continue
+        if b > len(picks):  # greedy already reached N_opt = 1 with fewer labels
+            optimum.append((tuple(picks), 1))
+            continue
+        n_subsets = math.comb(len(candidates), b)
+        if tried + n_subsets > limit:
+            optimum.append(None)
+            reason = (
+                f"the exact optimum for {b} labels needs {n_subsets:,} subsets of the "
+                f"{len(candidates)} candidates (limit {limit:,} in all)"
+            )
+            continue
+        tried += n_subsets
+        if n_subsets >= PROGRESS_MIN_CANDIDATES:
+            log(f"plan-supervision: exact optimum for {b} labels, {n_subsets:,} subsets")
+        best, best_result = None, None
+        for subset in itertools.combinations(candidates, b):
+            result = count(task.with_supervised([*task.supervised, *subset]))
+            if best_result is None or _key(result) < _key(best_result):
+                best, best_result = subset, result
+            if result.n_opt == 1:
+                break
+        optimum.append((tuple(best), best_result.n_opt))
+    return optimum, reason
