@@ -129,9 +129,28 @@ def test_evaluate_asks_the_membership_test_and_keeps_its_answer(task):
     assert len(calls) == 2
 
 
-def test_counter_is_optimum_is_the_unwired_integration_point():
-    with pytest.raises(NotImplementedError, match="counting v2"):
-        counter_is_optimum(IDENTITY, support=[(0, 6)], knowledge="sum", n_digits=10)
+def test_the_counter_decides_digit_map_membership_and_counts(task):
+    """The digit maps are checked by the counter (shared family), never re-implemented."""
+    from nesybench.counting import CountingTask, count_shared
+    from nesybench.logic import make_knowledge
+    from nesybench.shortcuts.digits import resolve_support, tuple_string
+    from nesybench.shortcuts.digits_eval import COUNTER_WIRED, counter_count
+
+    assert COUNTER_WIRED
+    evenodd = resolve_support("evenodd", n_digits=10, n_positions=2)
+    assert counter_is_optimum(IDENTITY, support=evenodd, knowledge="sum", n_digits=10)
+    # an even digit read as another even digit breaks 0 + 6 = 6
+    swap = {**IDENTITY, 0: 2, 2: 0}
+    assert not counter_is_optimum(swap, support=evenodd, knowledge="sum", n_digits=10)
+    counted = counter_count(evenodd, knowledge="sum", n_digits=10, n_positions=2)
+    direct = count_shared(
+        CountingTask(make_knowledge("sum", (10, 10)), tuple(tuple_string(s) for s in evenodd))
+    )
+    assert counted["n_opt"] == direct.n_opt == 36  # 6 maps of the even digits x 6 of the odd
+    full = resolve_support("full", n_digits=10, n_positions=2)
+    assert counter_count(full, knowledge="sum", n_digits=10, n_positions=2)["n_opt"] == 1
+    # the shortcut map of this module's constructed task is an optimum of its support
+    assert counter_is_optimum(SHORTCUT, support=task.support, knowledge="sum", n_digits=10)
 
 
 def test_evaluate_neural_baseline_has_no_concepts(task):

@@ -75,7 +75,12 @@ ARTIFACTS = Registry(
             sweep_free=True,
             doc="MNIST-Addition tuples of every digit support, with gold digits",
         ),
-        Job("count", tables=("n_opt", "dimacs"), plots=("n_opt",), sweep_free=True),
+        Job(
+            "count",
+            tables=("n_opt", "dimacs", "categorical_counts", "categorical_plans"),
+            plots=("n_opt",),
+            sweep_free=True,
+        ),
         _block("train", "concepts", ("concept_weights",), "one block's concept nets"),
         Job(
             "train",

@@ -444,47 +444,58 @@ def sweep_cell(
     }
 
 
-# The categorical counter (counting v2: ``sum`` knowledge, the ``shared`` family) is the one
-# authority on which digit maps are optima and how many there are.  Until it is merged the
-# two functions below raise and COUNTER_WIRED is False: the pipeline then reports the map
-# membership, log2 N_opt and n_distinct of the digit supports as pending, never as a guess.
-COUNTER_WIRED = False
+# The digit-map checks call the one counter (nesybench.counting): the shared family, one map
+# applied to every position, is what a single digit classifier can land on.
+COUNTER_WIRED = True
+
+
+def _digit_knowledge(knowledge: str, n_digits: int, n_positions: int):
+    """``sum`` as the counter's own knowledge; any other digit knowledge as a label table."""
+    from ..logic.knowledge import TableKnowledge, all_states, make_knowledge
+
+    domains = (n_digits,) * n_positions
+    if knowledge == "sum":
+        return make_knowledge("sum", domains)
+    if knowledge == "product":
+        labels = [int(np.prod(state)) for state in all_states(domains)]
+        return TableKnowledge.from_labels(domains, labels, source="product")
+    raise ValueError(f"knowledge must be sum or product, got {knowledge!r}")
 
 
 def counter_is_optimum(
     digit_map: Mapping[int, int], *, support: Sequence[Sequence[int]], knowledge: str, n_digits: int
 ) -> bool:
-    """INTEGRATION POINT with the counter (counting v2): is ``digit_map``, applied to every
-    position (the ``shared`` extractor family), one of the optima counted for ``support``?
+    """Is ``digit_map``, applied to every position (the ``shared`` family), one of the optima the
+    counter counts for ``support``?  The counter's own membership test decides."""
+    from ..counting import is_optimum
 
-    This must call the counter's categorical membership test (``sum`` knowledge,
-    the ``shared`` family; states spelled ``"a:b"``, see
-    :func:`~nesybench.shortcuts.digits.tuple_string`), never re-implement it.
-    Categorical counting is not on this branch yet, so this raises; pass it as
-    ``evaluate(..., is_optimum=counter_is_optimum)`` once it is wired.
-    """
-    raise NotImplementedError(
-        "counter_is_optimum: categorical is_optimum (sum knowledge, shared family) comes with "
-        "counting v2; until it is merged, pass is_optimum=None or a test double. "
-        f"(asked for support of {len(support)} tuples, e.g. {tuple_string(support[0])}, "
-        f"knowledge {knowledge!r}, {n_digits} digits)"
-    )
+    n_positions = len(support[0])
+    alpha = {
+        tuple_string(state): tuple_string([int(digit_map.get(int(d), -1)) for d in state])
+        for state in support
+    }
+    if any("-" in image for image in alpha.values()):
+        return False  # a digit of the support that the map never produced: not a map of it
+    k = _digit_knowledge(knowledge, n_digits, n_positions)
+    return bool(is_optimum(alpha, k, list(alpha), missing="reject"))
 
 
 def counter_count(
     support: Sequence[Sequence[int]], *, knowledge: str, n_digits: int, n_positions: int
 ) -> dict:
-    """INTEGRATION POINT with the counter (counting v2): the optima of ``support`` for the
-    ``shared`` family, as ``{"n_opt": int, "log2_n_opt": float, "n_distinct": int}``
-    (``n_distinct``: the distinct digit maps among them, as the counter defines it).
+    """The counter's optima of ``support`` for the ``shared`` family: ``n_opt``, ``log2_n_opt``
+    and ``n_distinct`` (the distinct digit maps among them)."""
+    from ..counting import CountingTask, count_shared
 
-    Raises until counting v2 is merged (see :data:`COUNTER_WIRED`).
-    """
-    raise NotImplementedError(
-        "counter_count: categorical N_opt and n_distinct (sum knowledge, shared family) come "
-        f"with counting v2 (asked for {len(support)} tuples of {n_positions} digits 0-"
-        f"{n_digits - 1}, knowledge {knowledge!r})"
+    task = CountingTask(
+        _digit_knowledge(knowledge, n_digits, n_positions), tuple(tuple_string(s) for s in support)
     )
+    result = count_shared(task)
+    return {
+        "n_opt": int(result.n_opt),
+        "log2_n_opt": float(result.log2_n_opt),
+        "n_distinct": int(result.n_distinct if result.n_distinct is not None else result.n_opt),
+    }
 
 
 def _rate(flags: Sequence[bool]) -> dict:

@@ -101,3 +101,30 @@ def calibration(dist, verdicts, table: pd.DataFrame) -> None:
         "digit heads before / after calibration (means over seeds; fitted on val, test split)",
         shown[["support", "mitigation", "method", "metric", "before", "after", "change"]],
     )
+
+
+def count_table(table, tasks: dict) -> None:
+    """The spec's N_opt table, wide, and each task's knowledge."""
+    from ..counting import label_class_sizes
+    from ..logic.knowledge import make_knowledge
+    from .report import count_table_wide  # the report's layout (matplotlib loads lazily)
+
+    print_table(
+        "shortcuts: RS count vs support fraction (support read off the generated train split)",
+        count_table_wide(table, task_order=sorted(tasks)),
+        floatfmt="{:.2f}",
+    )
+    for name in sorted(tasks):
+        spec, k = tasks[name]
+        knowledge = make_knowledge(spec, k)
+        _, n1 = label_class_sizes(knowledge)
+        print(f"  {name} (k={k}): {knowledge.describe()}   ({n1}/{2**k} states satisfy)")
+
+
+def categorical_counts(counts) -> None:
+    print_table(
+        "MNIST-Addition: N_opt per support and extractor family (categorical concepts)",
+        counts[
+            ["task", "support", "n_support", "extractor", "n_opt", "n_distinct", "certified_by"]
+        ],
+    )
