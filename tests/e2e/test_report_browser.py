@@ -50,8 +50,10 @@ def test_report_renders_every_section_table_and_figure_without_console_errors(fi
 
     html = dom.stdout
     landed = sorted(p.stem for p in (root / "reports" / "metrics").glob("*.json"))
-    sections = re.findall(r'<section id="[^"]+" class="instrument">', html)
-    assert len(sections) == len(landed) >= 1
+    sections = re.findall(r'<section id="([^"]+)" class="instrument">', html)
+    # one section per instrument that landed, then the provenance appendix last
+    assert len(sections) == len(landed) + 1 and len(landed) >= 1
+    assert sections[-1] == "provenance"
     markdown = (root / "reports" / "report.md").read_text()
     n_tables_md = sum(
         1 for line in markdown.splitlines() if line.startswith("|") and set(line) <= set("|-: ")

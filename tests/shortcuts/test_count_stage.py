@@ -53,7 +53,14 @@ def shortcuts_params(**overrides):
     repo = yaml.safe_load((REPO / "params.yaml").read_text())["shortcuts"]
     params["models"] = repo["models"]
     params["incidence"] = {**repo["incidence"], "tasks": ["xor2"], "support_fracs": [1.0]}
-    for key in ("n_seeds", "seed_block", "digits", "claims", "exhibit"):  # the model stages'
+    for key in (
+        "n_seeds",
+        "seed_block",
+        "digits",
+        "categorical",
+        "claims",
+        "exhibit",
+    ):  # the model stages'
         params[key] = repo[key]
     params.update(overrides)
     return params
@@ -99,9 +106,19 @@ def test_stages_are_byte_identical_across_runs(tmp_path):
     run_stages(first, shortcuts_params())
     run_stages(second, shortcuts_params())
     files = sorted(p.relative_to(first) for p in first.rglob("*") if p.is_file())
-    assert (
-        len(files) == 8
-    )  # points, certificate, model_points, metrics; n_opt, dimacs, metrics; plot
+    # generate: points, certificate, model_points, metrics; count: n_opt, dimacs, the two
+    # categorical tables, metrics; the N_opt plot
+    assert {p.name for p in files} >= {
+        "points.parquet",
+        "certificate.parquet",
+        "model_points.parquet",
+        "n_opt.parquet",
+        "dimacs.parquet",
+        "categorical_counts.parquet",
+        "categorical_plans.parquet",
+        "metrics.json",
+        "shortcuts-n_opt.csv",
+    } and len(files) == 10
     for rel in files:
         assert (first / rel).read_bytes() == (second / rel).read_bytes(), rel
 
@@ -117,16 +134,16 @@ def test_count_stage_rejects_fractions_keeping_the_same_states(tmp_path):
 
 
 def test_count_stage_claim_fails_when_growth_breaks(tmp_path, monkeypatch):
-    from nesybench.shortcuts import pipeline
+    from nesybench.shortcuts import count_tables
 
     params = shortcuts_params(tasks={"xor2": {"knowledge": "xor", "k": 2}})
     run_stages(tmp_path, params, stages=("generate",))
-    real = pipeline.count_optima
+    real = count_tables.count_optima
 
     def frozen(knowledge, support, **kwargs):  # a counter that ignores the support
         return real(knowledge, ["00", "01", "10", "11"], **kwargs)
 
-    monkeypatch.setattr(pipeline, "count_optima", frozen)
+    monkeypatch.setattr(count_tables, "count_optima", frozen)
     with pytest.raises(ClaimFailed):
         run_stages(tmp_path, params, stages=("count",))
 
