@@ -21,13 +21,14 @@ setup: $(STAMP)
 run: setup
 	snakemake --cores 4
 
-## Run the whole test suite (unit, property, end-to-end pipeline, browser).
+## Run the whole test suite (unit, property, end-to-end pipeline, browser), one worker per
+## core; each end-to-end file stays on one worker (its fixtures build one pipeline run).
 test: setup
-	pytest
+	pytest -n auto --dist loadfile
 
 ## Unit and property tests only (skips the end-to-end pipeline runs).
 test-fast: setup
-	pytest -m "not slow and not browser"
+	pytest -n auto -m "not slow and not browser"
 
 ## Rerun everything from scratch and compare metrics with the committed ones.
 nightly: setup

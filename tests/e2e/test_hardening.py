@@ -21,6 +21,7 @@ import yaml
 
 from .conftest import artifact_hashes, env, make_workspace, run
 
+# `make test` runs each file on one xdist worker (--dist loadfile): `finished` is built once
 pytestmark = pytest.mark.slow
 
 LABELLED = "data/generate/calibration/seed-0/labelled.parquet"

@@ -5,14 +5,14 @@ from __future__ import annotations
 import pandas as pd
 
 from nesybench.report.blocks import Paragraph, Table
-from nesybench.report.sweep import sweep_blocks
+from nesybench.report.sweep import default_intro, sweep_blocks
 from nesybench.sweep import Metric, SeedClaim, claim_table, distribution_table
 
 SUMMARY = pd.DataFrame({"seed": [0, 1, 2, 3], "x": [0.1, 0.2, 0.3, 0.4], "up": [1, 1, 1, 0]})
 SUMMARY["down"] = SUMMARY["x"] < 0.15
 
 
-def _blocks(enforce_down: bool):
+def _blocks(enforce_down: bool, label=None):
     dist = distribution_table(SUMMARY, [Metric("x", "the x")])
     claims = claim_table(
         SUMMARY,
@@ -22,7 +22,8 @@ def _blocks(enforce_down: bool):
             "down": {"min_rate": 0.8, "enforce": enforce_down},
         },
     )
-    return sweep_blocks(dist, claims, n_seeds=4, what="this toy")
+    intro = default_intro("this toy", 4)
+    return sweep_blocks(dist, claims, n_seeds=4, intro=intro, label=label)
 
 
 def test_sweep_blocks_spell_out_findings_below_the_claims():
@@ -43,3 +44,9 @@ def test_sweep_blocks_spell_out_findings_below_the_claims():
 def test_sweep_blocks_without_findings_say_nothing_more():
     text, _, claims = _blocks(True)  # an enforced claim below its rate is a failure, not a finding
     assert "Findings" not in text.text and claims.df["verdict"].tolist()[1] == "FAILS"
+
+
+def test_a_label_prefixes_both_titles_when_an_instrument_shows_several_sweeps():
+    _, dist, claims = _blocks(False, label="toy A")
+    assert dist.title == "toy A: Distribution over 4 seeds"
+    assert claims.title.startswith("toy A: The chapter's directional claims")

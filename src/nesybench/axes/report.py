@@ -12,6 +12,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..report.blocks import Block, Figure, Heading, Paragraph, Table
+from ..report.sweep import sweep_blocks
 from ..sweep import describe_exhibit
 from .grid import AXES
 from .summaries import SYSTEM_NAMES, profile_wide
@@ -96,8 +97,7 @@ def per_depth_figure(per_depth: pd.DataFrame, *, n_seeds: int):
 
 
 def _sweep_blocks(dist: pd.DataFrame, claims: pd.DataFrame, n_seeds: int) -> list[Block]:
-    findings = claims[~claims["verdict"].str.startswith(("holds", "FAILS"))]
-    text = (
+    intro = (
         f"Every sampled number of this instrument (the bank's theories, labels and synonym "
         f"draws, the grid, both soft reasoners, the flip probe's edits) is computed on "
         f"{n_seeds} seeds and reported as a distribution: the mean, the standard deviation and "
@@ -108,37 +108,7 @@ def _sweep_blocks(dist: pd.DataFrame, claims: pd.DataFrame, n_seeds: int) -> lis
         "the capped reasoner at chance, the gadgets' pinned numbers) are asserted on every "
         "seed and are not listed: a seed that broke one would have stopped the run."
     )
-    if len(findings):
-        listed = "; ".join(
-            f"'{r.statement}' holds on {r.holds_on} of {r.n_seeds} seeds"
-            for r in findings.itertuples(index=False)
-        )
-        text += f" **Findings below the chapter's claims:** {listed}."
-    return [
-        Paragraph(text),
-        Table(
-            f"Distribution over {n_seeds} seeds",
-            dist[["label", "mean", "sd", "lo", "hi", "min", "max", "n_seeds"]],
-            params={"n_seeds": n_seeds},
-        ),
-        Table(
-            "The chapter's directional claims, seed by seed",
-            claims[
-                [
-                    "statement",
-                    "holds_on",
-                    "n_seeds",
-                    "rate",
-                    "rate_lo",
-                    "rate_hi",
-                    "min_rate",
-                    "enforced",
-                    "verdict",
-                ]
-            ],
-            params={"n_seeds": n_seeds},
-        ),
-    ]
+    return sweep_blocks(dist, claims, n_seeds=n_seeds, intro=intro)
 
 
 def _interaction_display(interaction: pd.DataFrame) -> pd.DataFrame:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..report.blocks import Block, Figure, Paragraph, Table
-from ..report.sweep import sweep_blocks
+from ..report.sweep import default_intro, sweep_blocks
 from ..sweep import describe_exhibit
 from .methods import METHODS
 from .printing import reliability_display
@@ -46,6 +46,7 @@ def section(loader) -> list[Block]:
     p = loader.params
     gen = loader.metrics("generate")
     dist = loader.table("calibrate", "distribution")
+    n_sweep = int(dist["n_seeds"].max())
     claims = loader.table("calibrate", "claims")
     exhibit = loader.table("calibrate", "exhibit").iloc[0]
     seed = int(exhibit["seed"])
@@ -86,7 +87,12 @@ def section(loader) -> list[Block]:
             )
             + "acc_lo/acc_hi is the 95% Wilson interval of each bin's accuracy."
         ),
-        *sweep_blocks(dist, claims, n_seeds=int(dist["n_seeds"].max()), what="this instrument"),
+        *sweep_blocks(
+            dist,
+            claims,
+            n_seeds=n_sweep,
+            intro=default_intro("this instrument", n_sweep),
+        ),
         Table(
             "Class mix per half, every seed",
             mix,

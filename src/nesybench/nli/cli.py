@@ -318,6 +318,10 @@ def _time_limit(text: str) -> float:
     return value
 
 
+def _add_time_limit(p, help_text: str = "seconds per solver call (FOLIO; default 10)") -> None:
+    p.add_argument("--time-limit", type=_time_limit, default=10.0, metavar="S", help=help_text)
+
+
 def _register_label(subparsers) -> None:
     from .labelers import LABELED
 
@@ -332,13 +336,7 @@ def _register_label(subparsers) -> None:
     p.add_argument("file", help="the benchmark file")
     p.add_argument("--format", required=True, choices=LABELED, help="the file's benchmark")
     p.add_argument("--json", action="store_true", help="print the summary and records as JSON")
-    p.add_argument(
-        "--time-limit",
-        type=_time_limit,
-        default=10.0,
-        metavar="S",
-        help="seconds per solver call (FOLIO; default 10)",
-    )
+    _add_time_limit(p)
     p.add_argument("--out", metavar="OUT.jsonl", help="write one verdict per question as JSONL")
     p.set_defaults(func=run_label)
 
@@ -420,13 +418,7 @@ def _register_score_nli(subparsers) -> None:
     p.add_argument("--benchmark", required=True, choices=BENCHMARKS, help="the gold's benchmark")
     p.add_argument("--gold", required=True, metavar="FILE_OR_FOLDER", help="the gold file")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument(
-        "--time-limit",
-        type=_time_limit,
-        default=10.0,
-        metavar="S",
-        help="seconds per solver call of the reference labeler (default 10)",
-    )
+    _add_time_limit(p, "seconds per solver call of the reference labeler (default 10)")
     p.set_defaults(func=run_score_nli)
 
 
@@ -561,13 +553,7 @@ def _register_execute_programs(subparsers) -> None:
         "--dataset", choices=("auto", *DATASETS), default="auto", help="default: from the ids"
     )
     p.add_argument("--json", action="store_true", help="print the summary and records as JSON")
-    p.add_argument(
-        "--time-limit",
-        type=_time_limit,
-        default=10.0,
-        metavar="S",
-        help="seconds per solver call (FOLIO; default 10)",
-    )
+    _add_time_limit(p)
     p.add_argument("--out", metavar="OUT.jsonl", help="write one record per program as JSONL")
     p.set_defaults(func=run_execute_programs)
 

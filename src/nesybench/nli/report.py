@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..report.blocks import Block, Figure, Heading, Paragraph, Table
-from ..report.sweep import sweep_blocks
+from ..report.sweep import default_intro, sweep_blocks
 from ..sweep import describe_exhibit
 from .folio_lite import LABEL_ORDER
 from .printing import depth_display, interval_display
@@ -79,7 +79,10 @@ def sweep_section(loader, n_seeds: int) -> list[Block]:
         Heading("PrOntoQA-lite and FOLIO-lite over seeds"),
         Paragraph(_corpus_text(loader.params, n_seeds)),
         *sweep_blocks(
-            dist, loader.table("score", "claims"), n_seeds=n_seeds, what="the two sampled corpora"
+            dist,
+            loader.table("score", "claims"),
+            n_seeds=n_seeds,
+            intro=default_intro("the two sampled corpora", n_seeds),
         ),
         Table(
             f"Per-depth accuracy over {n_seeds} seeds: mean [95% interval] (abstention = wrong)",

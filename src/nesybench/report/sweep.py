@@ -6,52 +6,65 @@ import pandas as pd
 
 from .blocks import Block, Paragraph, Table
 
+CLAIM_COLUMNS = [
+    "statement",
+    "holds_on",
+    "n_seeds",
+    "rate",
+    "rate_lo",
+    "rate_hi",
+    "min_rate",
+    "enforced",
+    "verdict",
+]
 
-def sweep_blocks(
-    dist: pd.DataFrame, claims: pd.DataFrame, *, n_seeds: int, what: str
-) -> list[Block]:
-    """The distribution over seeds and the claim rates, as two tables with the findings spelled.
 
-    ``dist`` and ``claims`` are :func:`nesybench.sweep.distribution_table` and
-    :func:`nesybench.sweep.claim_table`; a claim below its declared rate that is not enforced
-    is listed in the text as a finding, with the fraction of seeds on which it holds.
-    """
-    findings = claims[~claims["verdict"].str.startswith(("holds", "FAILS"))]
-    text = (
+def default_intro(what: str, n_seeds: int) -> str:
+    """The paragraph that says how a sweep's numbers are computed and its claims judged."""
+    return (
         f"Every number of {what} depends on a seed, so it is computed on {n_seeds} seeds and "
         "reported as a distribution: the mean, the standard deviation and a 95% percentile-"
         "bootstrap interval of the mean over seeds. Each of the chapter's directional claims is "
         "checked on every seed; the rate carries a 95% Wilson interval. A claim marked "
         "*enforced* fails the run below its threshold; the others are reported as they come out."
     )
+
+
+def sweep_blocks(
+    dist: pd.DataFrame,
+    claims: pd.DataFrame,
+    *,
+    n_seeds: int,
+    intro: str,
+    label: str | None = None,
+) -> list[Block]:
+    """The distribution over seeds and the claim rates, as two tables with the findings spelled.
+
+    ``dist`` and ``claims`` are :func:`nesybench.sweep.distribution_table` and
+    :func:`nesybench.sweep.claim_table`; ``intro`` opens the paragraph (see
+    :func:`default_intro`), and a claim below its declared rate that is not enforced is appended
+    to it as a finding, with the fraction of seeds on which it holds.  ``label`` prefixes the two
+    table titles when an instrument shows more than one sweep.
+    """
+    findings = claims[~claims["verdict"].str.startswith(("holds", "FAILS"))]
+    text = intro
     if len(findings):
         listed = "; ".join(
             f"'{r.statement}' holds on {r.holds_on} of {r.n_seeds} seeds"
             for r in findings.itertuples(index=False)
         )
         text += f" **Findings below the chapter's claims:** {listed}."
+    prefix = f"{label}: " if label else ""
     return [
         Paragraph(text),
         Table(
-            f"Distribution over {n_seeds} seeds",
+            f"{prefix}Distribution over {n_seeds} seeds",
             dist[["label", "mean", "sd", "lo", "hi", "min", "max", "n_seeds"]],
             params={"n_seeds": n_seeds},
         ),
         Table(
-            "The chapter's directional claims, seed by seed",
-            claims[
-                [
-                    "statement",
-                    "holds_on",
-                    "n_seeds",
-                    "rate",
-                    "rate_lo",
-                    "rate_hi",
-                    "min_rate",
-                    "enforced",
-                    "verdict",
-                ]
-            ],
+            f"{prefix}The chapter's directional claims, seed by seed",
+            claims[CLAIM_COLUMNS],
             params={"n_seeds": n_seeds},
         ),
     ]

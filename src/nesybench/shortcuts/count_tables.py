@@ -4,6 +4,8 @@ model-counted (artifacts a user can recount with any #SAT solver)."""
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 
 from ..counting import (
@@ -29,20 +31,6 @@ JOINT_ENCODING_CERTIFY_MAX_K = (
 SINGLE_FORMULA_CERTIFY_MAX_K = (
     4  # ganak on the disentangled encoding with pi as variables: 0.5 s at k = 4, 1 min at k = 6
 )
-
-
-def _realized_supports(ctx) -> tuple[dict, dict]:
-    """Per (task, frac): the support read off the generated train split; and each task's
-    knowledge/k."""
-    points = ctx.read_table("points", stage="generate")
-    cert = ctx.read_table("certificate", stage="generate")
-    train_points = points[points["split"] == "train"]
-    supports = {
-        (task, float(frac)): sorted(set(group["g"]))
-        for (task, frac), group in train_points.groupby(["task", "support_frac"], sort=True)
-    }
-    tasks = {row.task: (row.knowledge, int(row.k)) for row in cert.itertuples(index=False)}
-    return supports, tasks
 
 
 def certify_row(knowledge, support, extractor, result, *, seed) -> tuple[list[str], dict]:
@@ -269,3 +257,34 @@ def n_opt_plot(table: pd.DataFrame) -> pd.DataFrame:
     joint = table[table["extractor"] == "joint"]
     wide = joint.pivot(index="support_frac", columns="task", values="log2_n_opt")
     return wide[sorted(wide.columns)].sort_index(ascending=False).reset_index()
+
+
+def _thousands(text: str) -> str:
+    """Decimal string -> "84,375"; very long ones as a power of two."""
+    return f"{int(text):,}" if len(text) <= 30 else f"~2^{math.log2(int(text)):.1f}"
+
+
+def count_table_wide(table: pd.DataFrame, *, task_order: list[str]) -> pd.DataFrame:
+    """One row per (task, support fraction) with the joint and disentangled counts side by side."""
+    wide = []
+    for (task, frac), group in table.groupby(["task", "support_frac"], sort=False):
+        by = {row.extractor: row for row in group.itertuples(index=False)}
+        first = group.iloc[0]
+        entry = {
+            "task": task,
+            "k": int(first["k"]),
+            "support": f"{int(first['n_support'])}/{2 ** int(first['k'])}",
+            "frac": float(frac),
+            "kept states": first["support"],
+        }
+        if "joint" in by:
+            entry["N_opt (joint)"] = _thousands(by["joint"].n_opt)
+            entry["shortcuts"] = _thousands(by["joint"].n_shortcuts)
+        if "disentangled" in by:
+            mark = "" if by["disentangled"].exact else " (approx)"
+            entry["N_opt (disentangled)"] = _thousands(by["disentangled"].n_opt) + mark
+        entry["certified by"] = "; ".join(f"{e}: {by[e].certified_by or '-'}" for e in by)
+        wide.append(entry)
+    order = {name: i for i, name in enumerate(task_order)}
+    wide.sort(key=lambda e: (order.get(e["task"], len(order)), -e["frac"]))
+    return pd.DataFrame(wide)

@@ -107,7 +107,7 @@ def count_table(table, tasks: dict) -> None:
     """The spec's N_opt table, wide, and each task's knowledge."""
     from ..counting import label_class_sizes
     from ..logic.knowledge import make_knowledge
-    from .report import count_table_wide  # the report's layout (matplotlib loads lazily)
+    from .count_tables import count_table_wide
 
     print_table(
         "shortcuts: RS count vs support fraction (support read off the generated train split)",

@@ -7,45 +7,13 @@ concept-head calibration (:mod:`.report_digits`).
 
 from __future__ import annotations
 
-import math
-
 import pandas as pd
 
 from ..report.blocks import Block, Figure, Heading, Paragraph, Table
 from ..report.figures import new_figure
+from .count_tables import count_table_wide
 
 SPLITS = ("train", "test", "ood")
-
-
-def _thousands(text: str) -> str:
-    """Decimal string -> "84,375"; very long ones as a power of two."""
-    return f"{int(text):,}" if len(text) <= 30 else f"~2^{math.log2(int(text)):.1f}"
-
-
-def count_table_wide(table: pd.DataFrame, *, task_order: list[str]) -> pd.DataFrame:
-    """One row per (task, support fraction) with the joint and disentangled counts side by side."""
-    wide = []
-    for (task, frac), group in table.groupby(["task", "support_frac"], sort=False):
-        by = {row.extractor: row for row in group.itertuples(index=False)}
-        first = group.iloc[0]
-        entry = {
-            "task": task,
-            "k": int(first["k"]),
-            "support": f"{int(first['n_support'])}/{2 ** int(first['k'])}",
-            "frac": float(frac),
-            "kept states": first["support"],
-        }
-        if "joint" in by:
-            entry["N_opt (joint)"] = _thousands(by["joint"].n_opt)
-            entry["shortcuts"] = _thousands(by["joint"].n_shortcuts)
-        if "disentangled" in by:
-            mark = "" if by["disentangled"].exact else " (approx)"
-            entry["N_opt (disentangled)"] = _thousands(by["disentangled"].n_opt) + mark
-        entry["certified by"] = "; ".join(f"{e}: {by[e].certified_by or '-'}" for e in by)
-        wide.append(entry)
-    order = {name: i for i, name in enumerate(task_order)}
-    wide.sort(key=lambda e: (order.get(e["task"], len(order)), -e["frac"]))
-    return pd.DataFrame(wide)
 
 
 def n_opt_figure(table: pd.DataFrame):

@@ -10,25 +10,13 @@ from __future__ import annotations
 import pandas as pd
 
 from ..report.blocks import Block, Figure, Heading, Paragraph, Table
-
-CLAIM_COLUMNS = [
-    "statement",
-    "holds_on",
-    "n_seeds",
-    "rate",
-    "rate_lo",
-    "rate_hi",
-    "min_rate",
-    "enforced",
-    "verdict",
-]
+from ..report.sweep import sweep_blocks
 
 
 def sweep_tables(dist: pd.DataFrame, claims: pd.DataFrame, *, what: str) -> list[Block]:
     """A distribution table and a claims table, with the findings spelled out in prose."""
     n = int(dist["n_seeds"].max())
-    findings = claims[~claims["verdict"].str.startswith(("holds", "FAILS"))]
-    text = (
+    intro = (
         f"{what}: every number below depends on the seed, so it is computed on seeds 0..{n - 1} "
         "and reported as the mean, the standard deviation and a 95% percentile-bootstrap "
         "interval of the mean over seeds. Each of the chapter's directional claims is checked "
@@ -36,25 +24,7 @@ def sweep_tables(dist: pd.DataFrame, claims: pd.DataFrame, *, what: str) -> list
         "*enforced* fails the run below its threshold (`claims` in params.yaml), the others are "
         "reported as they come out."
     )
-    if len(findings):
-        listed = "; ".join(
-            f"'{r.statement}' holds on {r.holds_on} of {r.n_seeds} seeds"
-            for r in findings.itertuples(index=False)
-        )
-        text += f" **Findings below the chapter's claims:** {listed}."
-    return [
-        Paragraph(text),
-        Table(
-            f"{what}: distribution over {n} seeds",
-            dist[["label", "mean", "sd", "lo", "hi", "min", "max", "n_seeds"]],
-            params={"n_seeds": n},
-        ),
-        Table(
-            f"{what}: the chapter's claims, seed by seed",
-            claims[CLAIM_COLUMNS],
-            params={"n_seeds": n},
-        ),
-    ]
+    return sweep_blocks(dist, claims, n_seeds=n, intro=intro, label=what)
 
 
 def _alpha_text(alpha: pd.DataFrame, model: str) -> str:
