@@ -122,3 +122,12 @@ def test_softmax_with_two_classes_equals_binary_fit():
 def test_fit_temperature_softmax_rejects_bad_labels():
     with pytest.raises(ValueError, match="labels"):
         fit_temperature_softmax(np.zeros((3, 2)), np.array([0, 1, 2]))
+
+
+def test_a_loss_flat_up_to_the_bracket_edge_is_flagged_at_the_edge():
+    """Well-separated logits: the NLL rounds to 0 from tau ~ 0.06 down, so the search stops
+    short of lo = 0.05; the optimum still lies beyond the bracket, and the flag must say so."""
+    logits = np.array([[3.0, 0.0], [0.0, 3.0], [2.0, 0.0], [0.0, 2.0]])
+    fit = fit_temperature_softmax(logits, np.array([0, 1, 0, 1]))
+    assert fit.tau > fit.lo + 10 * fit.trace[-1]["width"]  # not near the edge by distance
+    assert fit.nll_at_lo <= fit.nll and fit.at_bracket_edge

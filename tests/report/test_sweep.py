@@ -48,5 +48,5 @@ def test_sweep_blocks_without_findings_say_nothing_more():
 
 def test_a_label_prefixes_both_titles_when_an_instrument_shows_several_sweeps():
     _, dist, claims = _blocks(False, label="toy A")
-    assert dist.title == "toy A: Distribution over 4 seeds"
-    assert claims.title.startswith("toy A: The chapter's directional claims")
+    assert dist.title == "toy A: distribution over 4 seeds"
+    assert claims.title == "toy A: the chapter's claims, seed by seed"

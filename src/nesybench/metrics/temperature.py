@@ -139,13 +139,18 @@ class TemperatureFit:
     lo: float = 0.05
     hi: float = 20.0
     iterations: int = 0
+    nll_at_lo: float = math.inf
+    nll_at_hi: float = math.inf
 
     @property
     def at_bracket_edge(self) -> bool:
-        """True when tau sits at the bracket edge: the optimum may lie outside ``[lo, hi]``."""
-        return min(self.tau - self.lo, self.hi - self.tau) <= 10 * max(
+        """True when the optimum may lie outside ``[lo, hi]``: tau sits at an edge, or the NLL
+        at an edge is no worse than at tau (a loss flat up to the edge, e.g. one that has
+        rounded to 0 on well-separated scores, stops the search short of the edge)."""
+        near = min(self.tau - self.lo, self.hi - self.tau) <= 10 * max(
             self.trace[-1]["width"], 1e-12
         )
+        return near or min(self.nll_at_lo, self.nll_at_hi) <= self.nll
 
     @property
     def direction(self) -> str:
@@ -178,6 +183,8 @@ def _fit(nll: Callable[[float], float], *, lo, hi, tol, max_iter, trace_every) -
         lo=lo,
         hi=hi,
         iterations=result.iterations,
+        nll_at_lo=float(nll(lo)),
+        nll_at_hi=float(nll(hi)),
     )
 
 

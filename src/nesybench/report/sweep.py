@@ -54,16 +54,19 @@ def sweep_blocks(
             for r in findings.itertuples(index=False)
         )
         text += f" **Findings below the chapter's claims:** {listed}."
-    prefix = f"{label}: " if label else ""
+    if label:
+        titles = (f"{label}: distribution over {n_seeds} seeds", f"{label}: the chapter's claims")
+    else:
+        titles = (f"Distribution over {n_seeds} seeds", "The chapter's directional claims")
     return [
         Paragraph(text),
         Table(
-            f"{prefix}Distribution over {n_seeds} seeds",
+            titles[0],
             dist[["label", "mean", "sd", "lo", "hi", "min", "max", "n_seeds"]],
             params={"n_seeds": n_seeds},
         ),
         Table(
-            f"{prefix}The chapter's directional claims, seed by seed",
+            f"{titles[1]}, seed by seed",
             claims[CLAIM_COLUMNS],
             params={"n_seeds": n_seeds},
         ),
