@@ -31,8 +31,12 @@ import pandas as pd  # noqa: E402
 
 from nesybench.console import format_table  # noqa: E402
 from nesybench.progress import log  # noqa: E402
-from nesybench.shortcuts.digits import knowledge_labels, make_digit_task  # noqa: E402
-from nesybench.shortcuts.digits_eval import directional_claims, sweep_cell  # noqa: E402
+from nesybench.shortcuts.digits import make_digit_task  # noqa: E402
+from nesybench.shortcuts.digits_eval import (  # noqa: E402
+    counter_is_optimum,
+    directional_claims,
+    sweep_cell,
+)
 from nesybench.shortcuts.nesy import (  # noqa: E402
     DEFAULT_CONFIG,
     Variant,
@@ -54,17 +58,6 @@ SUPPORTS = (("evenodd", 10), ("same_parity", 10), ("full", 10), ("half", 5))
 ID_TOLERANCE = 0.05  # |AccY_label_only - AccY_supervised| at or below this: "cannot tell apart"
 OOD_MARGIN = 0.2  # AccY-OOD_supervised - AccY-OOD_label_only at or above this: "OOD can"
 MIN_ACC_Y = 0.9  # test AccY for "label-perfect on the support"
-
-
-def enumerated_membership(mapping, *, support, knowledge, n_digits) -> bool:
-    """Stand-in for the counter's categorical membership test (shared family) until counting v2
-    is merged: K(f(c)) == K(c) on every support tuple.  Used by this bench only; the library
-    takes the counter's test as an argument and never re-implements it."""
-    f = np.array([mapping[d] for d in range(n_digits)])
-    tuples = np.array(support)
-    return bool(
-        np.array_equal(knowledge_labels(knowledge, f[tuples]), knowledge_labels(knowledge, tuples))
-    )
 
 
 def _forward_backward_seconds(task, repeats: int = 20) -> float:
@@ -146,7 +139,7 @@ def claims(n_seeds: int) -> None:
                     name,
                     seed=seed,
                     config=DEFAULT_CONFIG,
-                    is_optimum=enumerated_membership,
+                    is_optimum=counter_is_optimum,
                     min_acc_y=MIN_ACC_Y,
                 )
                 for seed in range(n_seeds)
@@ -191,8 +184,7 @@ def claims(n_seeds: int) -> None:
     print(
         "  means over seeds; counts are seeds/total.  label-perfect: test AccY >= "
         f"{MIN_ACC_Y}; shortcut: label-perfect and map != identity.\n"
-        "  * membership by enumeration over the support (stand-in for the counter's categorical "
-        "is_optimum, not yet merged)"
+        "  * the counter's membership test (nesybench.counting.is_optimum, shared family)"
     )
     print(
         f"\nclaims per support (paired seeds; AccY indistinguishable: |diff| <= {ID_TOLERANCE}; "

@@ -19,13 +19,15 @@ import os
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING, Any
 
 from .errors import UserError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# pandas and pyarrow load inside the Parquet and CSV functions only: the CLI's small commands
+# (count, check-trace) write JSON through this module and should not pay for them at start-up.
 
 SCHEMA_VERSION = "1"
 COMPRESSION = "zstd"
@@ -86,6 +88,9 @@ def parquet_bytes(
     ``key`` must name columns that identify a row; duplicates in it are an error,
     because a key that does not identify rows leaves their order to chance.
     """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     missing = [c for c in key if c not in df.columns]
     if missing:
         raise ValueError(f"sort key columns {missing} not in table columns {list(df.columns)}")
@@ -125,6 +130,9 @@ def write_parquet(df: pd.DataFrame, path: str | os.PathLike, **options: Any) -> 
 
 def read_parquet(path: str | os.PathLike) -> pd.DataFrame:
     """Read a Parquet file written by :func:`write_parquet` (or a user's file)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     try:
         return pq.read_table(path).to_pandas()
     except FileNotFoundError:
@@ -137,6 +145,8 @@ def read_parquet(path: str | os.PathLike) -> pd.DataFrame:
 
 def parquet_metadata(path: str | os.PathLike) -> dict[str, str]:
     """The ``nesybench.*`` schema metadata of a Parquet file, prefix stripped."""
+    import pyarrow.parquet as pq
+
     meta = pq.read_schema(path).metadata or {}
     out = {}
     for k, v in meta.items():

@@ -87,6 +87,25 @@ def test_saturated_scores_break_the_float_invariance_and_it_is_detected():
     assert sigmoid(s)[0] == sigmoid(s)[1] == 1.0
     inv = invariances(s, sigmoid(s), sigmoid(s / 2.0), y)
     assert inv["decisions"] and not inv["argsort"]
+    # ... yet no pair changes order: the tie is broken, not reversed, and the check says so
+    assert inv["order"] and not inv["same_ties"]
+
+
+def test_a_sharp_sigmoid_makes_ties_without_reversing_any_pair():
+    """tau < 1 saturates: 10 and 11 both round to 1.0 after dividing by 0.2 (a seed of the
+    calibration sweep does exactly this), so the argsort changes but the order holds."""
+    s = np.array([11.0, 10.0, -3.0, 2.0])
+    y = np.array([1, 1, 0, 1])
+    after = sigmoid(s / 0.2)
+    assert after[0] == after[1] == 1.0 and sigmoid(s)[0] != sigmoid(s)[1]
+    inv = invariances(s, sigmoid(s), after, y)
+    assert inv["order"] and not inv["argsort"] and not inv["no_new_ties"]
+
+
+def test_a_reversed_pair_fails_the_order_invariance():
+    s = np.array([1.0, 2.0, 3.0])
+    inv = invariances(s, sigmoid(s), np.array([0.7, 0.6, 0.9]), np.array([0, 1, 1]))
+    assert not inv["order"]
 
 
 @settings(max_examples=60, deadline=None)
@@ -102,3 +121,4 @@ def test_temperature_invariance_holds_on_unsaturated_scores(centi_scores, tau, r
     y[0], y[1] = 0, 1
     inv = invariances(s, sigmoid(s), sigmoid(s / tau), y)
     assert inv["decisions"] and inv["accuracy"] and inv["argsort"] and inv["auc"], (tau, inv)
+    assert inv["order"] and inv["same_ties"], (tau, inv)

@@ -124,21 +124,34 @@ def invariances(scores, p_before, p_after, labels) -> dict[str, bool]:
     """Which decision/ranking invariances held between two probability readings of the same scores.
 
     Measured exactly (bitwise), not assumed: ``decisions`` (``p >= 0.5``
-    identical), ``accuracy`` (equal floats), ``argsort`` (identical stable
-    argsort of the probabilities), ``auc`` (equal floats), ``no_new_ties``
-    (no two distinct scores share a probability after but not before).
+    identical), ``accuracy`` (equal floats), ``order`` (no two scores change order: both
+    readings are non-decreasing along the scores' own order), ``argsort`` (identical stable
+    argsort of the probabilities), ``auc`` (equal floats), ``no_new_ties`` (no two distinct
+    scores share a probability after but not before), ``same_ties`` (as many distinct
+    probabilities after as before: with ``order``, the same ties).
+
+    A strictly increasing map keeps the order of real numbers, but floats saturate: a sharp
+    sigmoid (tau < 1) rounds several large scores to the same probability, which ties them
+    (``no_new_ties`` False) and so changes the stable ``argsort`` without reversing any pair.
+    ``order`` is the invariance that holds in floating point; ``argsort`` and ``auc`` are
+    bit-identical when, besides, no ties are made or broken (``same_ties``).
     """
     from ..metrics.calibration import accuracy_at_half, roc_auc
 
     y = np.asarray(labels)
     before, after = np.asarray(p_before, dtype=float), np.asarray(p_after, dtype=float)
     both = 0 < y.sum() < y.size
+    by_score = np.argsort(np.asarray(scores, dtype=float), kind="stable")
     return {
         "decisions": bool(np.array_equal(before >= 0.5, after >= 0.5)),
         "accuracy": accuracy_at_half(y, before) == accuracy_at_half(y, after),
+        "order": bool(
+            np.all(np.diff(before[by_score]) >= 0) and np.all(np.diff(after[by_score]) >= 0)
+        ),
         "argsort": bool(
             np.array_equal(np.argsort(before, kind="stable"), np.argsort(after, kind="stable"))
         ),
         "auc": bool(both and roc_auc(y, before) == roc_auc(y, after)),
         "no_new_ties": len(np.unique(after)) >= len(np.unique(before)),
+        "same_ties": len(np.unique(after)) == len(np.unique(before)),
     }
