@@ -95,30 +95,41 @@ def bootstrap_mean_interval(
     return float(lo), float(hi)
 
 
+SEED_STATISTICS = ("mean", "sd", "lo", "hi", "min", "max", "n_seeds")
+
+
+def seed_statistics(values, *, name: str) -> dict:
+    """Mean, sd, 95% bootstrap interval of the mean (stream named ``name``), min, max and
+    ``n_seeds`` of the finite ``values``; NaN statistics and ``n_seeds = 0`` when none is finite.
+
+    >>> seed_statistics(np.array([1.0, np.nan, 3.0]), name="x")["n_seeds"]
+    2
+    """
+    values = np.asarray(values, dtype=float)
+    finite = values[np.isfinite(values)]
+    if len(finite) == 0:
+        return {**dict.fromkeys(SEED_STATISTICS[:-1], float("nan")), "n_seeds": 0}
+    lo, hi = bootstrap_mean_interval(finite, name=name)
+    return {
+        "mean": float(finite.mean()),
+        "sd": float(finite.std(ddof=1)) if len(finite) > 1 else 0.0,
+        "lo": lo,
+        "hi": hi,
+        "min": float(finite.min()),
+        "max": float(finite.max()),
+        "n_seeds": int(len(finite)),
+    }
+
+
 def distribution_table(summary: pd.DataFrame, metrics: Sequence[Metric]) -> pd.DataFrame:
     """One row per metric: mean, sd, 95% bootstrap interval of the mean, min, max, n_seeds."""
     _check_summary(summary, [m.name for m in metrics])
     rows = []
     for order, m in enumerate(metrics):
-        values = summary[m.name].to_numpy(dtype=float)
-        finite = values[np.isfinite(values)]
-        if len(finite) == 0:
+        stats = seed_statistics(summary[m.name].to_numpy(dtype=float), name=m.name)
+        if stats["n_seeds"] == 0:
             raise InputError(f"sweep summary: metric {m.name!r} has no finite value on any seed")
-        lo, hi = bootstrap_mean_interval(finite, name=m.name)
-        rows.append(
-            {
-                "order": order,
-                "metric": m.name,
-                "label": m.label,
-                "mean": float(finite.mean()),
-                "sd": float(finite.std(ddof=1)) if len(finite) > 1 else 0.0,
-                "lo": lo,
-                "hi": hi,
-                "min": float(finite.min()),
-                "max": float(finite.max()),
-                "n_seeds": int(len(finite)),
-            }
-        )
+        rows.append({"order": order, "metric": m.name, "label": m.label, **stats})
     return pd.DataFrame(rows)
 
 

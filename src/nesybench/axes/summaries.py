@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..sweep import Metric, bootstrap_mean_interval
+from ..sweep import Metric, seed_statistics
 from . import design as design_mod
 from . import mixture as mixture_mod
 from .bank import LAYERS, MAX_LAYER
@@ -425,20 +425,8 @@ def over_seeds(frames: Mapping[int, pd.DataFrame], by: Sequence[str], value: str
     for key, g in stacked.groupby(list(by), sort=False):
         key = key if isinstance(key, tuple) else (key,)
         values = pd.to_numeric(g[value], errors="coerce").to_numpy(dtype=float)
-        finite = values[np.isfinite(values)]
-        if len(finite) == 0:
-            stats = dict(mean=np.nan, sd=np.nan, lo=np.nan, hi=np.nan, min=np.nan, max=np.nan)
-        else:
-            lo, hi = bootstrap_mean_interval(finite, name=f"axes/{value}/{key}")
-            stats = {
-                "mean": float(finite.mean()),
-                "sd": float(finite.std(ddof=1)) if len(finite) > 1 else 0.0,
-                "lo": lo,
-                "hi": hi,
-                "min": float(finite.min()),
-                "max": float(finite.max()),
-            }
-        rows.append({**dict(zip(by, key)), **stats, "n_seeds": int(len(finite))})
+        stats = seed_statistics(values, name=f"axes/{value}/{key}")
+        rows.append({**dict(zip(by, key)), **stats})
     return pd.DataFrame(rows)
 
 

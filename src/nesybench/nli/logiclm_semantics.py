@@ -606,9 +606,7 @@ def _fol_formula(text: str, what: str):
 
 def run_prover9_path(program: str, *, time_limit: float) -> str:
     """Logic-LM's FOLIO answer (True/False/Unknown), decided on z3, or :class:`_Stop`."""
-    import z3
-
-    from ..reasoning.fol import to_z3
+    from ..reasoning.fol import dual_query
 
     try:
         premises_text = program.split("Conclusion:")[0].split("Premises:")[1].strip()
@@ -619,27 +617,14 @@ def run_prover9_path(program: str, *, time_limit: float) -> str:
     conclusion = conclusion_text.strip().split("\n")[0].split(":::")[0].strip()
     gamma = [_fol_formula(p, f"premise {k + 1}") for k, p in enumerate(premises)]
     goal = _fol_formula(conclusion, "the conclusion")
-    ctx = z3.Context()
-    *zs, zgoal = to_z3([*gamma, goal], ctx=ctx)
-    solver = z3.Solver(ctx=ctx)
-    solver.set("timeout", max(1, int(time_limit * 1000)))
-    solver.add(*zs)
-
-    def proves(extra) -> str:
-        solver.push()
-        solver.add(extra)
-        try:
-            return str(solver.check())
-        finally:
-            solver.pop()
-
-    first = proves(z3.Not(zgoal))
-    if first == "unsat":
+    # Prover9 as Logic-LM calls it proves c, else proves not-c: read off the shared dual query's
+    # two checks (an inconsistent theory proves both, so it answers True, quirk included)
+    _, with_not_c, with_c = dual_query(gamma, goal, time_limit=time_limit).calls
+    if with_not_c == "unsat":
         return "True"
-    second = proves(zgoal)
-    if second == "unsat":
+    if with_c == "unsat":
         return "False"
-    if "unknown" in (first, second):
+    if "unknown" in (with_not_c, with_c):
         raise _Stop("execution error", f"the solver gave up within {time_limit:g} s")
     return "Unknown"
 

@@ -21,12 +21,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import numpy as np
 import pandas as pd
 
 from ..errors import InputError, UserError
 from ..reasoning.grammar import split_sentences
-from ..sweep import Metric, bootstrap_mean_interval
+from ..sweep import Metric, seed_statistics
 from .checker import FLAGS
 from .folio_lite import LABEL_ORDER, FolioExample
 from .folio_lite import generate_corpus as generate_folio
@@ -278,21 +277,9 @@ def over_seeds(frame: pd.DataFrame, *, keys: Sequence[str], values: Sequence[str
     for key, group in frame.groupby(list(keys), sort=True):
         key = key if isinstance(key, tuple) else (key,)
         for value in values:
-            x = group[value].to_numpy(dtype=float)
-            x = x[np.isfinite(x)]
-            stats = dict.fromkeys(DIST_COLUMNS[1:-1], float("nan"))
-            if len(x):
-                name = ":".join([*map(str, key), value])
-                lo, hi = bootstrap_mean_interval(x, name=name)
-                stats = {
-                    "mean": float(x.mean()),
-                    "sd": float(x.std(ddof=1)) if len(x) > 1 else 0.0,
-                    "lo": lo,
-                    "hi": hi,
-                    "min": float(x.min()),
-                    "max": float(x.max()),
-                }
-            rows.append({**dict(zip(keys, key)), "metric": value, **stats, "n_seeds": len(x)})
+            name = ":".join([*map(str, key), value])
+            stats = seed_statistics(group[value].to_numpy(dtype=float), name=name)
+            rows.append({**dict(zip(keys, key)), "metric": value, **stats})
     return pd.DataFrame(rows, columns=[*keys, *DIST_COLUMNS])
 
 
