@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nesybench.errors import InputError, UserError
-from nesybench.nli.logiclm_semantics import fol_accepts, fol_tokens
+from nesybench.nli.logiclm_folio import fol_accepts, fol_tokens
 from nesybench.nli.program_tables import (
     cause_table,
     depth_table,

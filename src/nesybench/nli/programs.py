@@ -440,6 +440,32 @@ def run_standard(program: RuleProgram, *, dataset: str) -> str:
 
 
 # ---------------------------------------------------------------- executions
+#: the classes of a program the standard semantics cannot run (``Outcome.failure``)
+NO_PROGRAM = "no program"
+OUTSIDE_FORMAT = "not executable: outside the program format"
+TOO_LONG = "not executable: longer than the program cap"
+GAVE_UP = "not executable: the solver gave up within the time limit"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one program gives.
+
+    ``predicted`` is the answer (None when not executable, with ``reason`` and
+    ``failure``, the class of the reason); ``derived`` what the solver said
+    before the dataset's labels were applied (e.g. "Inconsistent");
+    ``alternatives`` the other outcomes (answers or failure classes) the same
+    program has under other hash orders (Logic-LM's FOLIO lexer), empty when
+    the outcome does not depend on the order.
+    """
+
+    predicted: str | None
+    reason: str = ""
+    derived: str | None = None
+    failure: str | None = None
+    alternatives: tuple[str, ...] = ()
+
+
 @dataclass(frozen=True)
 class Execution:
     """What one program gave.
@@ -456,7 +482,13 @@ class Execution:
     reason: str = ""
     derived: str | None = None
     cause: str | None = None
+    failure: str | None = None
+    alternatives: tuple[str, ...] = ()
     extra: dict = field(default_factory=dict, compare=False)
+
+    @property
+    def order_dependent(self) -> bool:
+        return bool(self.alternatives)
 
     @property
     def correct(self) -> bool:
@@ -471,6 +503,8 @@ class Execution:
             "cause": self.cause,
             "reason": self.reason,
             "derived": self.derived,
+            "failure": self.failure,
+            "hash_order_alternatives": list(self.alternatives),
         }
 
 
@@ -481,7 +515,8 @@ def execute_program(
 
     Never raises on the program's text (arbitrary text is a reason, not an
     exception); raises :class:`~nesybench.errors.InputError` only for a bad
-    ``dataset`` or ``semantics``.
+    ``dataset`` or ``semantics``.  :func:`run_program` gives the whole
+    :class:`Outcome`.
 
     >>> prog = "Facts:\\nCold(Bob, True)\\nRules:\\nCold($x, True) >>> Blue($x, True)\\n" \\
     ...        "Query:\\nBlue(Bob, False)"
@@ -490,14 +525,32 @@ def execute_program(
     >>> execute_program("Query:\\nBlue(Bob)", dataset="proofwriter")[:2]
     (None, "an atom needs an argument and a truth value, got 'Blue(Bob)'")
     """
+    out = run_program(program, dataset=dataset, semantics=semantics, time_limit=time_limit)
+    return out.predicted, out.reason, out.derived
+
+
+def run_program(
+    program: object, *, dataset: str, semantics: str = "standard", time_limit: float = 10.0
+) -> Outcome:
+    """Run one program in one semantics (see :func:`execute_program`).
+
+    Both semantics refuse a program longer than :data:`MAX_PROGRAM` characters
+    (one cap; the engines are near-linear in the program's size below it).
+    """
     if dataset not in DATASETS:
         raise InputError(f"dataset must be one of {', '.join(DATASETS)}, got {dataset!r}")
     if semantics not in SEMANTICS:
         raise InputError(f"semantics must be one of {', '.join(SEMANTICS)}, got {semantics!r}")
     if not isinstance(program, str):
-        return None, f"a program must be a text, got {_type_name(program)}", None
+        return Outcome(
+            None, f"a program must be a text, got {_type_name(program)}", None, NO_PROGRAM
+        )
     if not program.strip():
-        return None, "empty program", None
+        return Outcome(None, "empty program", None, NO_PROGRAM)
+    if len(program) > MAX_PROGRAM:
+        return Outcome(
+            None, f"program longer than {MAX_PROGRAM} characters ({len(program)})", None, TOO_LONG
+        )
     if semantics == "logic-lm":
         from .logiclm_semantics import run_logiclm
 
@@ -508,14 +561,12 @@ def execute_program(
         else:
             derived = run_standard(parse_rule_program(program), dataset=dataset)
     except UserError as exc:
-        return None, str(exc), None
+        return Outcome(None, str(exc), None, OUTSIDE_FORMAT)
     except RecursionError:
-        return None, "program nested too deeply", None
+        return Outcome(None, "program nested too deeply", None, OUTSIDE_FORMAT)
     if derived == "Undecided":
-        return None, f"the solver gave up within {time_limit:g} s", derived
-    labels = LABELS[dataset]
-    predicted = derived if derived in labels else derived
-    return predicted, "", derived
+        return Outcome(None, f"the solver gave up within {time_limit:g} s", derived, GAVE_UP)
+    return Outcome(derived, "", derived)
 
 
 # ---------------------------------------------------------------- FOLIO
@@ -565,12 +616,23 @@ def execute_records(
     out: list[Execution] = []
     for rec in items:
         if rec.program is None:
-            out.append(Execution(rec.id, False, None, rec.gold, rec.problem))
+            out.append(Execution(rec.id, False, None, rec.gold, rec.problem, failure=NO_PROGRAM))
             continue
-        predicted, reason, derived = execute_program(
+        o = run_program(
             rec.program, dataset=rec.dataset, semantics=semantics, time_limit=time_limit
         )
-        out.append(Execution(rec.id, predicted is not None, predicted, rec.gold, reason, derived))
+        out.append(
+            Execution(
+                rec.id,
+                o.predicted is not None,
+                o.predicted,
+                rec.gold,
+                o.reason,
+                o.derived,
+                failure=o.failure,
+                alternatives=o.alternatives,
+            )
+        )
     return out
 
 
