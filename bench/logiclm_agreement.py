@@ -11,8 +11,8 @@ with the class nesybench gives and why it is set aside:
   into Logic-LM's 60 s alarm, i.e. a parsing error that took >= 59 s);
 * anything else is a disagreement (exit status 1).
 
-Run: python bench/logiclm_agreement.py PEER_DIR PROGRAM_FILE [PROGRAM_FILE ...]
-(PEER_DIR holds <Dataset>_<model>[_h<seed>].json; see bench/peer_logiclm.py).
+Run: python bench/logiclm_agreement.py PEER_FILE PROGRAM_FILE [PEER_FILE PROGRAM_FILE ...]
+(each PEER_FILE written by bench/peer_logiclm.py for its PROGRAM_FILE).
 """
 
 from __future__ import annotations
@@ -36,14 +36,14 @@ def ours_outcome(e) -> str:
     return e.failure.split(":", 1)[0] if e.failure and ":" in e.failure else "not executable"
 
 
-def compare(peer_dir: Path, program_file: Path) -> tuple[int, list[dict]]:
-    dataset, _, model = program_file.stem.partition("_dev_")
-    runs = sorted(peer_dir.glob(f"{dataset}_{model}.json")) + sorted(
-        peer_dir.glob(f"{dataset}_{model}_h*.json")
-    )
-    if not runs:
-        raise SystemExit(f"no peer verdicts for {program_file.name} in {peer_dir}")
-    peers = [json.loads(p.read_text())["verdicts"] for p in runs]
+def peer_runs(path: Path) -> list[dict]:
+    """The peer's verdicts per PYTHONHASHSEED run (a bench/peer_logiclm.py file)."""
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    return [doc["runs"][k] for k in sorted(doc["runs"])]
+
+
+def compare(peer_file: Path, program_file: Path) -> tuple[int, list[dict]]:
+    runs = peers = peer_runs(peer_file)
     pf = read_programs(program_file)
     rows = []
     for e in execute_records(pf.records, semantics="logic-lm"):
@@ -75,10 +75,10 @@ def compare(peer_dir: Path, program_file: Path) -> tuple[int, list[dict]]:
 
 
 def main(argv: list[str]) -> int:
-    peer_dir, files = Path(argv[0]), [Path(a) for a in argv[1:]]
+    pairs = [(Path(a), Path(b)) for a, b in zip(argv[0::2], argv[1::2])]
     bad = 0
-    for f in files:
-        n_runs, rows = compare(peer_dir, f)
+    for peer_file, f in pairs:
+        n_runs, rows = compare(peer_file, f)
         agree = sum(r["peer"] == [r["ours"]] for r in rows)
         counts = {s: sum(r["status"] == s for r in rows) for s in ("agree", "hash order", "time")}
         peer_exec = sum(r["peer_executable"][0] for r in rows)

@@ -25,8 +25,9 @@ Re-run (the fixtures in tests/nli/fixtures/logiclm/ were made this way)::
         scitools-pyke==1.1.1
     git clone https://github.com/teacherpeterpan/Logic-LLM /tmp/Logic-LLM
     git -C /tmp/Logic-LLM checkout d29f1e5
-    PYTHONHASHSEED=0 /tmp/peer/bin/python bench/peer_logiclm.py --logiclm /tmp/Logic-LLM \
-        --dataset FOLIO FILE.json --out tests/nli/fixtures/logiclm/NAME.json
+    for h in 0 1 2 3; do PYTHONHASHSEED=$h /tmp/peer/bin/python bench/peer_logiclm.py \
+        --logiclm /tmp/Logic-LLM --dataset FOLIO FILE.json --append \
+        --out tests/nli/fixtures/logiclm/NAME.peer.json; done
 
 The item order and the answers are the peer's; each record's seconds are printed to stderr
 only (timings are machine-dependent); ``timed_out`` names the time limit that decided an
@@ -54,6 +55,9 @@ def main(argv=None) -> int:
     ap.add_argument("--dataset", required=True, choices=("ProofWriter", "ProntoQA", "FOLIO"))
     ap.add_argument("--cwd", choices=("root", "models"), default="root")
     ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument(
+        "--append", action="store_true", help="add this PYTHONHASHSEED's run to --out's runs"
+    )
     args = ap.parse_args(argv)
 
     records = json.loads(args.programs.read_text(encoding="utf-8"))
@@ -98,15 +102,21 @@ def main(argv=None) -> int:
             "timed_out": timed_out,
         }
         print(f"{rec['id']}\t{flag}\t{answer}\t{seconds:.2f}s", file=sys.stderr)
+    seed = os.environ.get("PYTHONHASHSEED", "random")
     doc = {
         "peer": "teacherpeterpan/Logic-LLM",
         "commit": "d29f1e5",
         "dataset": args.dataset,
         "file": args.programs.name,
         "cwd": args.cwd,
-        "pythonhashseed": os.environ.get("PYTHONHASHSEED", "random"),
-        "verdicts": verdicts,
+        "runs": {},
     }
+    if args.append and out_path.exists():
+        doc = json.loads(out_path.read_text(encoding="utf-8"))
+        if (doc["file"], doc["cwd"]) != (args.programs.name, args.cwd):
+            raise SystemExit(f"{out_path} holds runs of {doc['file']} (cwd {doc['cwd']})")
+    # one run per PYTHONHASHSEED: Logic-LM's FOLIO lexer depends on set order
+    doc["runs"][seed] = verdicts
     out_path.parent.mkdir(parents=True, exist_ok=True)
     out_path.write_text(json.dumps(doc, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
     return 0

@@ -47,8 +47,10 @@ class (:data:`FAILURES`) that the report counts.
    > = \\`` or a quote splits into pieces; a quantified variable must be one
    letter and digits (``∀Xy`` is refused); a predicate may not be a lower-case
    one-letter name.
-7. **Prover9's symbol checks** (else a fatal error, an *execution error*): a
-   symbol used with two arities (a predicate ``Vacuum/1`` beside the
+7. **Prover9's symbol checks** (else a fatal error, an *execution error*): a name
+   with a character Prover9's reader stops at (``[ ] { } : ? ~ ` %`` or any non-ASCII
+   character; ``* + @ # /`` are read as operators inside the name, which is not modelled);
+   a symbol used with two arities (a predicate ``Vacuum/1`` beside the
    capitalised constant ``Vacuum/0``, or ``P/1`` beside ``P/2``, across all
    formulas); a symbol that is both a proposition and a constant; a variable
    used as a formula.
@@ -84,6 +86,7 @@ NLTK = "execution error: nltk cannot read the Prover9 formula"
 ARITIES = "execution error: Prover9: symbols used with multiple arities"
 RELATION_FUNCTION = "execution error: Prover9: a symbol is both a proposition and a constant"
 VARIABLE_ATOM = "execution error: Prover9: a variable used as a formula"
+UNREADABLE = "execution error: Prover9 cannot read a name"
 GAVE_UP = "execution error: the solver gave up within the time limit"
 #: every class of a FOLIO program Logic-LM cannot run, in the order the steps fail
 FAILURES = (
@@ -95,6 +98,7 @@ FAILURES = (
     ARITIES,
     RELATION_FUNCTION,
     VARIABLE_ATOM,
+    UNREADABLE,
     GAVE_UP,
 )
 #: orders of one token kind's names tried when collisions make the order matter
@@ -563,6 +567,7 @@ _NLTK_SPLITS = re.compile(r"[.\-!&^|<>=\\\"]")
 _NLTK_VARIABLE = re.compile(r"^[A-Za-z]\d*$")
 _NLTK_INDVAR = re.compile(r"^[a-df-z]\d*$|^e\d*$")
 _PROVER9_VARIABLE = re.compile(r"^[u-z]")
+_PROVER9_STOPS = re.compile(r"[\[\]{}:?~`%]")
 
 
 def _walk(f):
@@ -684,6 +689,9 @@ def check_prover9(formulas) -> None:
 
     for f in formulas:
         walk(f, frozenset())
+    for name in sorted({n for n, _ in relations | functions}):
+        if not name.isascii() or _PROVER9_STOPS.search(name):
+            raise FolioStop(UNREADABLE, repr(name))
     multiple = sorted(n for n, a in arities.items() if len(a) > 1)
     if multiple:
         shown = ", ".join(f"{n}/{a}" for n in multiple[:3] for a in sorted(arities[n]))
