@@ -23,6 +23,15 @@ from ..reasoning.grammar import parse_context, parse_sentence, split_sentences
 from .checker import FLAGS, check_trace, classify_steps
 from .readers import BadRecord, load_records
 
+#: the step checker's readings (nesybench.nli.prontoqa_eval.CONVENTIONS; kept here so that
+#: ``nesybench --help`` does not import the checker's evaluator)
+CONVENTIONS = ("nesybench", "prontoqa")
+CONV_HELP = (
+    "whose reading decides strict/broad: nesybench (default: every step valid, the chain "
+    "linear, the last step decides) or prontoqa (PrOntoQA main's evaluator); docs/nli.md "
+    "lists every rule that differs"
+)
+
 EPILOG = """\
 FILE is a JSON list of records, or JSON Lines (one record per line). A record has
   context            string: the premises, in the PrOntoQA grammar
@@ -47,6 +56,7 @@ def register(subparsers) -> None:
     p.add_argument("file", help="JSON list or JSONL of records")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--out", metavar="OUT.jsonl", help="write one verdict per record as JSONL")
+    p.add_argument("--conventions", choices=CONVENTIONS, default="nesybench", help=CONV_HELP)
     p.set_defaults(func=run)
     _register_label(subparsers)
     _register_score_nli(subparsers)
@@ -189,8 +199,9 @@ def _gold_answer(record: dict) -> str | None:
     )
 
 
-def check_record(record: Any) -> dict:
-    """The verdict of one record, or ``{"error": reason}``."""
+def check_record(record: Any, conventions: str = "nesybench") -> dict:
+    """The verdict of one record, or ``{"error": reason}``; ``strict``, ``broad`` and
+    ``step_classes`` follow ``conventions`` (:data:`CONVENTIONS`)."""
     if isinstance(record, BadRecord):
         return {"error": str(record)}
     if not isinstance(record, dict):
@@ -225,6 +236,11 @@ def check_record(record: Any) -> dict:
     out = {**{f: verdict[f] for f in FLAGS}, "label": verdict["label"], "reason": verdict["reason"]}
     out["broad"] = broad.broad
     out["step_classes"] = list(broad.classes)
+    if conventions == "prontoqa":
+        from .prontoqa_eval import verdict as convention_verdict
+
+        out.update(convention_verdict(trace, theory, q.atom, conventions=conventions))
+    out["conventions"] = conventions
     out["stated"] = stated
     if gold is not None:
         out["answer"] = gold
@@ -254,12 +270,13 @@ def run(args) -> int:
     records = read_records(args.file)
     verdicts = []
     for i, record in enumerate(records):
-        verdict = check_record(record)
+        verdict = check_record(record, args.conventions)
         head = {"index": i}
         if isinstance(record, dict) and isinstance(record.get("id"), (str, int)):
             head["id"] = record["id"]
         verdicts.append({**head, **verdict})
     summary = summarize(verdicts)
+    summary["conventions"] = args.conventions
     if verdicts and not summary["n_checked"]:
         first = next(v for v in verdicts if "error" in v)
         raise UserError(
@@ -273,7 +290,7 @@ def run(args) -> int:
     else:
         print(
             f"{summary['n']} records, {summary['n_checked']} checked, {summary['n_errors']} "
-            "unreadable"
+            f"unreadable; strict and broad under the {args.conventions} conventions"
         )
         for flag in (*FLAGS, "broad"):
             rate = summary[f"{flag}_rate"]
@@ -419,6 +436,7 @@ def _register_score_nli(subparsers) -> None:
     p.add_argument("--gold", required=True, metavar="FILE_OR_FOLDER", help="the gold file")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     _add_time_limit(p, "seconds per solver call of the reference labeler (default 10)")
+    p.add_argument("--conventions", choices=CONVENTIONS, default="nesybench", help=CONV_HELP)
     p.set_defaults(func=run_score_nli)
 
 
@@ -438,6 +456,7 @@ def run_score_nli(args) -> int:
         preds,
         time_limit=args.time_limit,
         progress=lambda qs: progress(qs, desc="score-nli: reference depths"),
+        conventions=args.conventions,
     )
     if args.json:
         print(dumps_json(report), end="")
@@ -501,7 +520,8 @@ def print_score_report(report: dict) -> None:
             print(f"\nproof accuracy: {proof['note']}")
         else:
             print(
-                f"\nwith explanations ({proof['n']}): label accuracy "
+                f"\nwith explanations ({proof['n']}; step checker under the "
+                f"{proof['conventions']} conventions): label accuracy "
                 f"{proof['label_accuracy']:.4f}, proof accuracy {proof['proof_accuracy']:.4f} "
                 f"[{proof['proof_accuracy_lo']:.4f}, {proof['proof_accuracy_hi']:.4f}], "
                 f"right for the wrong reason {proof['right_for_wrong_reason']:.4f}"

@@ -48,6 +48,7 @@ with the reason, never an exception.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import product
@@ -129,6 +130,55 @@ def detect_dataset(record: dict) -> str:
     return "proofwriter"
 
 
+def evidence(record: object) -> str | None:
+    """The dataset a record shows it belongs to, or None when it does not say.
+
+    An id prefix (``FOLIO``/``ProntoQA``/``ProofWriter``) decides; else the program's format
+    (``Premises:`` is FOLIO; ``Query:``/``Facts:``/``Rules:`` is the rule language, PrOntoQA
+    with two options, ProofWriter with three).
+    """
+    if not isinstance(record, dict):
+        return None
+    rid = str(record.get("id", "")).lower()
+    for name in ("folio", "prontoqa", "proofwriter"):
+        if rid.startswith(name):
+            return name
+    programs = record.get("raw_logic_programs")
+    text = programs[0] if isinstance(programs, list) and programs else programs
+    if not isinstance(text, str):
+        return None
+    if "Premises:" in text:
+        return "folio"
+    if any(k in text for k in ("Query:", "Facts:", "Rules:")):
+        options = record.get("options")
+        if isinstance(options, list) and len(options) in (2, 3):
+            return "prontoqa" if len(options) == 2 else "proofwriter"
+    return None
+
+
+def _check_datasets(path, records: list, dataset: str) -> None:
+    """Refuse a file that is not what ``dataset`` says, has no programs, or mixes datasets."""
+    objects = [r for r in records if isinstance(r, dict)]
+    if objects and not any("raw_logic_programs" in r for r in objects):
+        raise UserError(
+            f"{path}: no record has 'raw_logic_programs' (expected Logic-LM's program files: "
+            "records with the question's fields and raw_logic_programs, a list of program texts)"
+        )
+    seen = Counter(e for e in map(evidence, objects) if e is not None)
+    if len(seen) > 1:
+        mix = ", ".join(f"{n} {d}" for d, n in sorted(seen.items()))
+        raise UserError(
+            f"{path}: the records mix datasets ({mix}, by id prefix or program format); "
+            "split the file into one dataset each"
+        )
+    if dataset != "auto" and seen and dataset not in seen:
+        found = next(iter(seen))
+        raise UserError(
+            f"{path}: --dataset {dataset}, but the records are {found} ({seen[found]} of "
+            f"{len(objects)} by id prefix or program format); pass --dataset {found} or auto"
+        )
+
+
 def _program_of(record: dict) -> tuple[str | None, str]:
     if "raw_logic_programs" not in record:
         return None, "record has no 'raw_logic_programs'"
@@ -173,7 +223,9 @@ def read_programs(path: str | Path, *, dataset: str = "auto") -> ProgramFile:
     dataset : ``"auto"`` (from the first record, :func:`detect_dataset`) or
         one of :data:`DATASETS`.
 
-    A file that is not JSON, not a list of records, or has no usable record is a
+    A file that is not JSON, not a list of records, has no usable record, has no
+    ``raw_logic_programs`` at all, mixes datasets, or whose records say they belong to
+    another dataset than ``dataset`` (:func:`evidence`) is a
     :class:`~nesybench.errors.UserError`.  A record without an id or a gold
     answer is skipped (and listed); a record without a usable program is kept
     and scored as not executable.
@@ -193,6 +245,7 @@ def read_programs(path: str | Path, *, dataset: str = "auto") -> ProgramFile:
     if Path(path).is_dir():
         raise UserError(f"{path}: is a folder, expected a program file")
     records = load_records(path, what="records with raw_logic_programs")
+    _check_datasets(path, records, dataset)
     if dataset == "auto":
         first = next((r for r in records if isinstance(r, dict)), None)
         if first is None:

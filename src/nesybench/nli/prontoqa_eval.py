@@ -74,6 +74,7 @@ from ..reasoning.grammar import (
     Theory,
     complement,
     make_rule,
+    parse_context,
     parse_sentence,
     render_fact,
     render_rule,
@@ -439,7 +440,6 @@ def corrupt_chain(
 
     facts = [parse_sentence(c[k]).atom for k in range(0, len(c), 2)]
     entity = facts[0].args[0]
-    closure = _closure_of(set(theory.facts), theory.rules)
     on_path = {parse_sentence(c[k]).rule for k in range(1, len(c), 2)}
     if kind == "dropped_rule":
         k = 1 + 2 * pick(hops)
@@ -450,6 +450,7 @@ def corrupt_chain(
         preds = sorted(
             {r.head.pred for r in theory.rules} | {r.body[0].atom.pred for r in theory.rules}
         )
+        closure = _closure_of(set(theory.facts), theory.rules)
         false = [Atom(p, (entity,)) for p in preds if Atom(p, (entity,)) not in closure]
         if not false:  # every concept of the context holds: a fictional noun it never mentions
             false = [Atom(p, (entity,)) for p in CONCEPTS if p not in preds]
@@ -544,6 +545,60 @@ def corrupted_examples(examples, kinds=CORRUPTIONS, *, seed: int = 0):
                 chain, kind, theory, seed=seed, key=str(key), answer=answer
             )
             yield kind, key, theory, question, trace, stated, parse_sentence(chain[-1]).atom
+
+
+def records_examples(records: list[dict]) -> tuple[list[tuple], dict]:
+    """Gold chains of Logic-LM-style PrOntoQA records (``context, question, answer,
+    explanation``): ``(examples, contexts)`` for :func:`corrupted_examples`."""
+    examples, contexts = [], {}
+    for r in records:
+        theory = parse_context(r["context"])
+        question = parse_sentence(r["question"]).atom
+        answer = {"A": "True", "B": "False"}.get(r["answer"], r["answer"])
+        examples.append((r["id"], theory, question, list(r["explanation"]), answer))
+        contexts[r["id"]] = r["context"]
+    return examples, contexts
+
+
+def lite_examples(n: int, *, seed: int = 0) -> tuple[list[tuple], dict]:
+    """``n`` gold chains from nesybench's own PrOntoQA-lite generator (hops 3 to 6), written
+    out as fact, rule, fact, ... chains: ``(examples, contexts)``."""
+    from .prontoqa_lite import generate_example
+
+    examples, contexts = [], {}
+    for i in range(n):
+        ex = generate_example(3 + i % 4, i, seed=seed, corrupt_prob=0.0)
+        chain = [render_fact(Atom(ex.chain[0], (ex.name,)))]
+        for a, b in zip(ex.chain, ex.chain[1:]):
+            chain += [render_rule(make_rule(a, b)), render_fact(Atom(b, (ex.name,)))]
+        question = parse_sentence(ex.question).atom
+        examples.append((ex.id, parse_context(ex.context), question, chain, ex.gold_label))
+        contexts[ex.id] = ex.context
+    return examples, contexts
+
+
+def native_chains(examples, contexts: dict, kinds=CORRUPTIONS, *, seed: int = 0) -> dict:
+    """Every corrupted chain in PrOntoQA's native format (``"<kind>|<id>"`` -> example), for
+    PrOntoQA's own evaluator (``bench/peer_prontoqa.py``): the gold chain with its label last,
+    the corrupted chain followed by its answer as the model output.
+
+    ``examples`` as for :func:`corrupted_examples`; ``contexts`` maps an id to its context text.
+    """
+    gold = {e[0]: (e[3], e[4]) for e in examples}
+    doc = {}
+    for kind, key, _, _, trace, stated, _ in corrupted_examples(examples, kinds, seed=seed):
+        chain, answer = gold[key]
+        doc[f"{kind}|{key}"] = {
+            "test_example": {
+                "question": contexts[key],
+                # PrOntoQA reads the context up to "True or false:"; the statement is not used
+                "query": "True or false: " + chain[-1],
+                "chain_of_thought": [*chain, answer],
+                "answer": answer,
+            },
+            "model_output": " ".join(trace) + " " + stated,
+        }
+    return doc
 
 
 def agreement_table(examples, *, seed: int = 0, kinds=CORRUPTIONS):

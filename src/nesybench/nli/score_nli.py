@@ -201,8 +201,9 @@ def _per_depth(scored, correct, labelings) -> tuple[list[dict], dict | None]:
     return rows, mixture
 
 
-def _proof_accuracy(scored, preds, correct, dialect: str) -> dict | None:
-    """Step-checker verdicts on the explanations: proof accuracy beside label accuracy."""
+def _proof_accuracy(scored, preds, correct, dialect: str, conventions: str) -> dict | None:
+    """Step-checker verdicts on the explanations (strict under ``conventions``): proof
+    accuracy beside label accuracy."""
     checked = [
         (q, preds[q.id], ok)
         for q, ok in zip(scored, correct)
@@ -220,8 +221,14 @@ def _proof_accuracy(scored, preds, correct, dialect: str) -> dict | None:
             strict.append(False)
             unreadable += 1
         else:
-            verdict = check_trace(list(pred.explanation), theory, question.atom, dialect=dialect)
-            strict.append(verdict.strict)
+            trace = list(pred.explanation)
+            if conventions == "prontoqa":
+                from .prontoqa_eval import verdict as convention_verdict
+
+                v = convention_verdict(trace, theory, question.atom, conventions=conventions)
+                strict.append(v["strict"])
+            else:
+                strict.append(check_trace(trace, theory, question.atom, dialect=dialect).strict)
         label_right.append(ok)
     n = len(checked)
     k_proof = sum(strict)
@@ -236,6 +243,7 @@ def _proof_accuracy(scored, preds, correct, dialect: str) -> dict | None:
         "proof_accuracy_hi": hi,
         "right_for_wrong_reason": rfwr / n,
         "unreadable_gold": unreadable,
+        "conventions": conventions,
     }
 
 
@@ -276,8 +284,20 @@ def score_predictions(
     *,
     time_limit: float = 10.0,
     progress: Callable | None = None,
+    conventions: str = "nesybench",
 ) -> dict:
-    """The ``score-nli`` report (module docstring) of ``predictions`` against ``bench``."""
+    """The ``score-nli`` report (module docstring) of ``predictions`` against ``bench``.
+
+    ``conventions`` is the step checker's reading of explanations: ``nesybench`` or
+    ``prontoqa`` (PrOntoQA main's evaluator; PrOntoQA's fragment only).
+    """
+    if conventions not in ("nesybench", "prontoqa"):
+        raise UserError(f"conventions must be nesybench or prontoqa, got {conventions!r}")
+    if conventions == "prontoqa" and bench.name != "prontoqa":
+        raise UserError(
+            f"--conventions prontoqa is PrOntoQA's evaluator and reads PrOntoQA chains only; "
+            f"got --benchmark {bench.name}"
+        )
     gold = bench.by_id()
     unknown = [pid for pid in predictions.by_id if pid not in gold]
     if unknown:
@@ -325,7 +345,7 @@ def score_predictions(
         labelings = label_questions(items, bench.name, time_limit=time_limit)
         report["reference"] = summarize_labelings(labelings)
         report["per_depth"], report["mixture"] = _per_depth(scored, correct, labelings)
-        report["proof"] = _proof_accuracy(scored, preds, correct, bench.name)
+        report["proof"] = _proof_accuracy(scored, preds, correct, bench.name, conventions)
     if bench.name == "logicbench":
         report.update(_logicbench(scored, correct))
         report.update(_pair_consistency(bench, preds))
