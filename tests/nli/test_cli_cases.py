@@ -550,6 +550,197 @@ CASES += [
 ]
 
 
+def chain_program(n: int) -> str:
+    """A chain of ``n`` rules P0 -> P1 -> ... -> Pn and its query (about 35 characters a rule)."""
+    rules = "\n".join(f"P{i}($x, True) >>> P{i + 1}($x, True)" for i in range(n))
+    head = "Predicates:\nP0($x, bool)\nFacts:\nP0(Bob, True)\nRules:\n"
+    return f"{head}{rules}\nQuery:\nP{n}(Bob, True)"
+
+
+FOLIO_PROGRAM = "Premises:\nP(a)\n¬P(b)\nConclusion:\nP(x)"
+
+
+def folio_rec(i, program=FOLIO_PROGRAM):
+    return {
+        "id": f"FOLIO_dev_{i}",
+        "context": "",
+        "question": "",
+        "options": OPTIONS,
+        "answer": "C",
+        "raw_logic_programs": [program],
+    }
+
+
+PRONTO_GOLD = json.dumps(
+    [
+        {
+            "id": "ProntoQA_1",
+            "context": "Every wumpus is a yumpus. Every yumpus is a dumpus. Max is a wumpus.",
+            "question": "Is the following statement true or false? Max is a dumpus.",
+            "options": ["A) True", "B) False"],
+            "answer": "A",
+        }
+    ]
+)
+FACTS_ONLY = ["Max is a wumpus.", "Max is a yumpus.", "Max is a dumpus."]
+WITH_RULES = [
+    "Max is a wumpus.",
+    "Every wumpus is a yumpus.",
+    "Max is a yumpus.",
+    "Every yumpus is a dumpus.",
+    "Max is a dumpus.",
+]
+
+CASES += [
+    # issue 22: one cap for both semantics, and an engine near-linear below it
+    Case(
+        "programs-logiclm-5000-rule-chain",
+        ["execute-programs", "p.json", "--semantics", "logic-lm"],
+        files={"p.json": json.dumps([prog_rec(0, program=chain_program(5000))])},
+        exit=0,
+        stdout="1 executable",
+        timeout=120,  # a hang guard: it answers in about a second
+    ),
+    Case(
+        "programs-standard-5000-rule-chain",
+        ["execute-programs", "p.json"],
+        files={"p.json": json.dumps([prog_rec(0, program=chain_program(5000))])},
+        exit=0,
+        stdout="1 executable",
+        timeout=120,
+    ),
+    Case(
+        "programs-logiclm-over-the-cap",
+        ["execute-programs", "p.json", "--semantics", "logic-lm", "--json"],
+        files={"p.json": json.dumps([prog_rec(0, program=chain_program(6000))])},
+        exit=0,
+        stdout=r"program longer than 200000 characters",
+    ),
+    Case(
+        "programs-standard-over-the-cap",
+        ["execute-programs", "p.json", "--json"],
+        files={"p.json": json.dumps([prog_rec(0, program=chain_program(6000))])},
+        exit=0,
+        stdout=r"program longer than 200000 characters",
+    ),
+    # issue 22: a file that is not what --dataset says, has no programs, or mixes datasets
+    Case(
+        "programs-dataset-contradicted",
+        ["execute-programs", "p.json", "--dataset", "proofwriter"],
+        files={"p.json": json.dumps([folio_rec(0), folio_rec(1)])},
+        err=r"--dataset proofwriter, but the records are folio \(2 of 2",
+    ),
+    Case(
+        "programs-no-raw-logic-programs",
+        ["execute-programs", "p.json"],
+        files={"p.json": json.dumps([pw(0), pw(1)])},
+        err="no record has 'raw_logic_programs'",
+    ),
+    Case(
+        "programs-mixed-datasets",
+        ["execute-programs", "p.json"],
+        files={"p.json": json.dumps([prog_rec(0), folio_rec(1)])},
+        err=r"mix datasets \(1 folio, 1 proofwriter",
+    ),
+    # issue 23: Logic-LM's quirks the semantics now models
+    Case(
+        "programs-logiclm-unbound-head-fires",
+        ["execute-programs", "p.json", "--semantics", "logic-lm", "--json"],
+        files={
+            "p.json": json.dumps(
+                [prog_rec(0, program=PROGRAM.replace(">>> Blue($x, True)", ">>> Blue($y, True)"))]
+            )
+        },
+        exit=0,
+        stdout=r"KeyError\('\$y not bound'\)",
+    ),
+    Case(
+        "programs-logiclm-free-variable-goal",
+        ["execute-programs", "p.json", "--semantics", "logic-lm", "--json"],
+        files={"p.json": json.dumps([folio_rec(0)])},
+        exit=0,
+        stdout=r'"predicted": "Unknown"',
+    ),
+    Case(
+        "programs-logiclm-prover9-arities",
+        ["execute-programs", "p.json", "--semantics", "logic-lm", "--json"],
+        files={
+            "p.json": json.dumps(
+                [
+                    folio_rec(
+                        0, "Premises:\nVacuum(roomba)\nClean(vacuum)\nConclusion:\nClean(roomba)"
+                    )
+                ]
+            )
+        },
+        exit=0,
+        stdout="symbols used with multiple arities",
+    ),
+    # issue 23: PrOntoQA's evaluator as a convention
+    Case(
+        "trace-conventions-prontoqa",
+        ["check-trace", "t.json", "--json", "--conventions", "prontoqa"],
+        files={
+            "t.json": json.dumps([{**json.loads(PRONTO_GOLD)[0], "chain_of_thought": FACTS_ONLY}])
+        },
+        exit=0,
+        stdout=r'"broad_rate": 1\.0,[^}]*"conventions": "prontoqa"[^}]*"strict_rate": 0\.0',
+    ),
+    Case(
+        "trace-conventions-default",
+        ["check-trace", "t.json", "--json"],
+        files={
+            "t.json": json.dumps([{**json.loads(PRONTO_GOLD)[0], "chain_of_thought": FACTS_ONLY}])
+        },
+        exit=0,
+        stdout=r'"conventions": "nesybench"[^}]*"strict_rate": 1\.0',
+    ),
+    Case(
+        "trace-conventions-unknown",
+        ["check-trace", "t.json", "--conventions", "pq"],
+        files={"t.json": json.dumps([TRACE])},
+        err="invalid choice",
+    ),
+    Case(
+        "score-conventions-prontoqa",
+        [
+            "score-nli",
+            "p.jsonl",
+            "--benchmark",
+            "prontoqa",
+            "--gold",
+            "g.json",
+            "--json",
+            "--conventions",
+            "prontoqa",
+        ],
+        files={
+            "g.json": PRONTO_GOLD,
+            "p.jsonl": json.dumps(
+                {"id": "ProntoQA_1", "prediction": "True", "explanation": WITH_RULES}
+            ),
+        },
+        exit=0,
+        stdout=r'"conventions": "prontoqa"',
+    ),
+    Case(
+        "score-conventions-not-prontoqa",
+        [
+            "score-nli",
+            "p.jsonl",
+            "--benchmark",
+            "proofwriter",
+            "--gold",
+            "gold.json",
+            "--conventions",
+            "prontoqa",
+        ],
+        files={"p.jsonl": PREDS, "gold.json": GOLD},
+        err="reads PrOntoQA chains only",
+    ),
+]
+
+
 @parametrize(CASES)
 def test_cli_case(case, tmp_path):
     run_case(case, tmp_path)
