@@ -592,7 +592,7 @@ WITH_RULES = [
 ]
 
 CASES += [
-    # issue 22: one cap for both semantics, and an engine near-linear below it
+    # one cap for both semantics, and an engine near-linear below it
     Case(
         "programs-logiclm-5000-rule-chain",
         ["execute-programs", "p.json", "--semantics", "logic-lm"],
@@ -623,7 +623,7 @@ CASES += [
         exit=0,
         stdout=r"program longer than 200000 characters",
     ),
-    # issue 22: a file that is not what --dataset says, has no programs, or mixes datasets
+    # a file that is not what --dataset says, has no programs, or mixes datasets
     Case(
         "programs-dataset-contradicted",
         ["execute-programs", "p.json", "--dataset", "proofwriter"],
@@ -642,7 +642,7 @@ CASES += [
         files={"p.json": json.dumps([prog_rec(0), folio_rec(1)])},
         err=r"mix datasets \(1 folio, 1 proofwriter",
     ),
-    # issue 23: Logic-LM's quirks the semantics now models
+    # Logic-LM's quirks the logic-lm semantics models
     Case(
         "programs-logiclm-unbound-head-fires",
         ["execute-programs", "p.json", "--semantics", "logic-lm", "--json"],
@@ -676,7 +676,7 @@ CASES += [
         exit=0,
         stdout="symbols used with multiple arities",
     ),
-    # issue 23: PrOntoQA's evaluator as a convention
+    # PrOntoQA's evaluator as a convention
     Case(
         "trace-conventions-prontoqa",
         ["check-trace", "t.json", "--json", "--conventions", "prontoqa"],
