@@ -1,7 +1,7 @@
 """``--semantics logic-lm`` against Logic-LM's own solvers, item by item.
 
 The peer's verdicts are in tests/nli/fixtures/logiclm/peer/ (see the NOTICE there and
-bench/peer_logiclm.py to re-run them); every program whose outcome depends neither on the
+bench/peers/peer_logiclm.py to re-run them); every program whose outcome depends neither on the
 machine's speed nor on Python's hash order must get the peer's outcome, and every item
 set aside is pinned by id.
 """

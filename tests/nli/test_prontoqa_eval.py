@@ -3,9 +3,9 @@ nesybench's default reading differs from it.
 
 The fixtures in tests/nli/fixtures/prontoqa/ are PrOntoQA's verdicts (branches main and v1)
 on the corrupted chains ``nesybench.nli.prontoqa_eval.native_chains`` writes, made with
-bench/make_prontoqa_corruptions.py, bench/peer_prontoqa.py and bench/pack_peer_fixtures.py
-(see their docstrings to re-run them).  The chains are regenerated here and must hash to what
-the fixture was made from.
+bench/peers/make_prontoqa_corruptions.py, bench/peers/peer_prontoqa.py and
+bench/peers/pack_peer_fixtures.py (see their docstrings to re-run them).  The chains are
+regenerated here and must hash to what the fixture was made from.
 """
 
 import hashlib
@@ -90,8 +90,8 @@ def test_lite_chains_are_the_ones_the_fixtures_were_made_from():
     _, doc = lite()
     for branch in ("main", "v1"):
         assert fixture(f"lite.{branch}")["chains_sha256"] == digest(doc), (
-            "the corruption generator changed: re-run bench/make_prontoqa_corruptions.py, "
-            "bench/peer_prontoqa.py and bench/pack_peer_fixtures.py"
+            "the corruption generator changed: re-run bench/peers/make_prontoqa_corruptions.py, "
+            "bench/peers/peer_prontoqa.py and bench/peers/pack_peer_fixtures.py"
         )
 
 

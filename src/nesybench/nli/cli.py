@@ -611,6 +611,16 @@ def run_execute_programs(args) -> int:
     for depth, v in s["per_depth"].items():
         print(f"  depth {depth:5s} n {v['n']:4d}  accuracy {_fmt(v['accuracy'])}")
     print("wrong answers by cause: " + ", ".join(f"{k} {v}" for k, v in s["causes"].items() if v))
+    for failure, n in s["failures"].items():
+        print(f"  not executable: {n:4d}  {failure}")
+    if s["hash_order_dependent"]:
+        shown = ", ".join(s["hash_order_dependent"][:10])
+        more = len(s["hash_order_dependent"]) - 10
+        print(
+            f"  {len(s['hash_order_dependent'])} programs whose outcome in Logic-LM depends on "
+            f"PYTHONHASHSEED (its lexer's set order): {shown}"
+            + (f" and {more} more" if more > 0 else "")
+        )
     for item in s["skipped"]:
         print(f"  skipped {item}")
     return 0

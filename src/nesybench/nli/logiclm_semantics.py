@@ -54,7 +54,7 @@ from the repository root) clears Pyke's compiled folder ``./models/compiled_krb`
 before every program, so every program is compiled afresh, as here.  Run from
 inside ``models/`` (not documented), the clearing misses the folder and Pyke,
 deciding from file times, may run the previous program's compiled rules: that
-"warm folder" reading is not reproduced (``bench/peer_logiclm.py --cwd models``
+"warm folder" reading is not reproduced (``bench/peers/peer_logiclm.py --cwd models``
 measures it).
 
 FOLIO (the Prover9 path)

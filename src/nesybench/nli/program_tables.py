@@ -71,8 +71,9 @@ def run_programs(
     """Read, execute, audit and summarise one program file (see the module docstring).
 
     The summary has the keys of :func:`~nesybench.nli.programs.summarize_executions`
-    plus ``causes`` (cause -> count of wrong answers), ``per_depth`` and
-    ``skipped`` (records that could not be read).
+    plus ``causes`` (cause -> count of wrong answers), ``per_depth``, ``skipped``
+    (records that could not be read), ``failures`` (failure class -> programs) and
+    ``hash_order_dependent`` (ids whose outcome in Logic-LM depends on ``PYTHONHASHSEED``).
     """
     pf = program_file or read_programs(path, dataset=dataset)
     executions = execute_records(
@@ -99,6 +100,12 @@ def run_programs(
             }
     summary["per_depth"] = per_depth
     summary["skipped"] = list(pf.skipped)
+    failures = Counter(e.failure for e in audited if not e.executable)
+    summary["failures"] = {
+        k or "not executable": v for k, v in sorted(failures.items(), key=lambda kv: kv[0] or "")
+    }
+    # Logic-LM's FOLIO lexer: the outcome of these depends on PYTHONHASHSEED
+    summary["hash_order_dependent"] = [e.id for e in audited if e.order_dependent]
     return ProgramRun(
         name or Path(str(path)).name, pf, semantics, tuple(audited), tuple(depths), summary
     )

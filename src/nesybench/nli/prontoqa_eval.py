@@ -5,7 +5,7 @@ it is compared on.
 ``evaluate_response`` (asaparov/prontoqa, branch ``main``) does, on PrOntoQA's fragment:
 facts about one name, single-premise rules over unary concepts, their negations, and
 conjunctions of facts.  It is rebuilt from reading that code (no code copied) and pinned
-against the evaluator's own verdicts (``bench/peer_prontoqa.py``; the fixtures in
+against the evaluator's own verdicts (``bench/peers/peer_prontoqa.py``; the fixtures in
 ``tests/nli/fixtures/prontoqa/``).  ``check-trace --conventions prontoqa`` and
 ``score-nli --conventions prontoqa`` report it in place of nesybench's strict/broad reading.
 
@@ -579,7 +579,7 @@ def lite_examples(n: int, *, seed: int = 0) -> tuple[list[tuple], dict]:
 
 def native_chains(examples, contexts: dict, kinds=CORRUPTIONS, *, seed: int = 0) -> dict:
     """Every corrupted chain in PrOntoQA's native format (``"<kind>|<id>"`` -> example), for
-    PrOntoQA's own evaluator (``bench/peer_prontoqa.py``): the gold chain with its label last,
+    PrOntoQA's own evaluator (``bench/peers/peer_prontoqa.py``): the gold chain with its label last,
     the corrupted chain followed by its answer as the model output.
 
     ``examples`` as for :func:`corrupted_examples`; ``contexts`` maps an id to its context text.

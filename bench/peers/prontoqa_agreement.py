@@ -1,12 +1,12 @@
 """check-trace's two readings against PrOntoQA's own evaluator, per corruption kind.
 
-Reads a chains file (bench/make_prontoqa_corruptions.py) and the peer's verdicts on it
-(bench/peer_prontoqa.py, branch main or v1) and prints, per kind: chains, the evaluator's
+Reads a chains file (bench/peers/make_prontoqa_corruptions.py) and the peer's verdicts on it
+(bench/peers/peer_prontoqa.py, branch main or v1) and prints, per kind: chains, the evaluator's
 strict and broad rates, and how many verdicts ``--conventions nesybench`` (the default) and
 ``--conventions prontoqa`` share with it; then every chain the prontoqa convention decides
 differently (exit status 1 if any).  Chains the evaluator itself could not score (an
 exception in it) are counted apart.
-Run: python bench/prontoqa_agreement.py CHAINS.json PEER.json [--show N]
+Run: python bench/peers/prontoqa_agreement.py CHAINS.json PEER.json [--show N]
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ Re-run (the fixtures in tests/nli/fixtures/logiclm/ were made this way)::
         scitools-pyke==1.1.1
     git clone https://github.com/teacherpeterpan/Logic-LLM /tmp/Logic-LLM
     git -C /tmp/Logic-LLM checkout d29f1e5
-    for h in 0 1 2 3; do PYTHONHASHSEED=$h /tmp/peer/bin/python bench/peer_logiclm.py \
+    for h in 0 1 2 3; do PYTHONHASHSEED=$h /tmp/peer/bin/python bench/peers/peer_logiclm.py \
         --logiclm /tmp/Logic-LLM --dataset FOLIO FILE.json --append \
         --out tests/nli/fixtures/logiclm/NAME.peer.json; done
 

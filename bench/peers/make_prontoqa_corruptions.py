@@ -3,14 +3,14 @@
 Every corruption kind of ``nesybench.nli.prontoqa_eval.CORRUPTIONS`` applied to every gold
 chain of a source, written by ``prontoqa_eval.native_chains`` (the gold chain with its label
 last, as PrOntoQA's logs have it; the model output is the corrupted chain and its answer).
-bench/peer_prontoqa.py runs PrOntoQA's ``evaluate_response`` on the file.
+bench/peers/peer_prontoqa.py runs PrOntoQA's ``evaluate_response`` on the file.
 
 Sources:
   --dev FILE     a Logic-LM-style PrOntoQA file (``context, question, answer, explanation``),
                  e.g. ../shared/external/prontoqa-dev.json
   --lite N       N chains from nesybench's own PrOntoQA-lite generator (seed 0; hops 3-6),
                  written out as fact, rule, fact, ... chains (not in ../shared/external)
-Run: python bench/make_prontoqa_corruptions.py (--dev FILE | --lite N) --out OUT.json
+Run: python bench/peers/make_prontoqa_corruptions.py (--dev FILE | --lite N) --out OUT.json
 """
 
 from __future__ import annotations

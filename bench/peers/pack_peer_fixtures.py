@@ -1,10 +1,10 @@
-"""Pack the peers' verdicts (bench/peer_logiclm.py, bench/peer_prontoqa.py) into the compact
-fixtures the tests read, and the Logic-LM program files the tests need that ../shared/external
-does not hold (all under tests/nli/fixtures/).
+"""Pack the peers' verdicts (bench/peers/peer_logiclm.py, bench/peers/peer_prontoqa.py) into
+the compact fixtures the tests read, and the Logic-LM program files the tests need that
+../shared/external does not hold (all under tests/nli/fixtures/).
 
-  python bench/pack_peer_fixtures.py logiclm PEER.json [PEER.json ...]    -> logiclm/peer/
-  python bench/pack_peer_fixtures.py programs FILE.json [FILE.json ...]   -> logiclm/programs/
-  python bench/pack_peer_fixtures.py prontoqa NAME CHAINS.json PEER.json  -> prontoqa/
+  python bench/peers/pack_peer_fixtures.py logiclm PEER.json [PEER.json ...]    -> logiclm/peer/
+  python bench/peers/pack_peer_fixtures.py programs FILE.json [FILE.json ...]   -> logiclm/programs/
+  python bench/peers/pack_peer_fixtures.py prontoqa NAME CHAINS.json PEER.json  -> prontoqa/
 
 A Logic-LM verdict keeps the flag, the answer letter, the time limit that decided it (if any)
 and the first 100 characters of the error; a program file keeps each record's ``id``,
@@ -23,7 +23,7 @@ import json
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "nli" / "fixtures"
 
 

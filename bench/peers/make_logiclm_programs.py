@@ -15,8 +15,8 @@ raw_logic_programs``):
   ``$x``, relation queries, values other than ``True``/``False``, blank rule lines.
 
 Every choice comes from ``nesybench.seeds.child_rng(SEED, ...)``; the files are deterministic.
-Run: python bench/make_logiclm_programs.py OUT_DIR [N_FOLIO N_PROOFWRITER]
-then bench/peer_logiclm.py on each file (see its docstring) for the peer's verdicts.
+Run: python bench/peers/make_logiclm_programs.py OUT_DIR [N_FOLIO N_PROOFWRITER]
+then bench/peers/peer_logiclm.py on each file (see its docstring) for the peer's verdicts.
 """
 
 from __future__ import annotations

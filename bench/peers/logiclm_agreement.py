@@ -1,6 +1,6 @@
 """nesybench's ``--semantics logic-lm`` against Logic-LM's own solvers, item by item.
 
-Reads the peer's verdicts (files written by bench/peer_logiclm.py, one per program file and
+Reads the peer's verdicts (files written by bench/peers/peer_logiclm.py, one per program file and
 PYTHONHASHSEED) and the program files, runs nesybench on every program, and prints per file:
 items, agreement, executable counts (nesybench vs Logic-LM), and every item that differs,
 with the class nesybench gives and why it is set aside:
@@ -11,8 +11,8 @@ with the class nesybench gives and why it is set aside:
   into Logic-LM's 60 s alarm, i.e. a parsing error that took >= 59 s);
 * anything else is a disagreement (exit status 1).
 
-Run: python bench/logiclm_agreement.py PEER_FILE PROGRAM_FILE [PEER_FILE PROGRAM_FILE ...]
-(each PEER_FILE written by bench/peer_logiclm.py for its PROGRAM_FILE).
+Run: python bench/peers/logiclm_agreement.py PEER_FILE PROGRAM_FILE [PEER_FILE PROGRAM_FILE ...]
+(each PEER_FILE written by bench/peers/peer_logiclm.py for its PROGRAM_FILE).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def ours_outcome(e) -> str:
 
 
 def peer_runs(path: Path) -> list[dict]:
-    """The peer's verdicts per PYTHONHASHSEED run (a bench/peer_logiclm.py file)."""
+    """The peer's verdicts per PYTHONHASHSEED run (a bench/peers/peer_logiclm.py file)."""
     doc = json.loads(path.read_text(encoding="utf-8"))
     return [doc["runs"][k] for k in sorted(doc["runs"])]
 

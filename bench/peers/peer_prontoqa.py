@@ -5,7 +5,7 @@ This script runs OUTSIDE the project, with a Python that has numpy and scipy, fr
 checkout of github.com/asaparov/prontoqa (branch ``main`` or ``v1``).  For every example of
 a PrOntoQA-native JSON file (``{"exampleN": {"test_example": {"question", "query",
 "chain_of_thought", "answer"}, "model_output": ...}}``, as written by
-bench/make_prontoqa_corruptions.py) it does what the checkout's ``analyze_results.py``
+bench/peers/make_prontoqa_corruptions.py) it does what the checkout's ``analyze_results.py``
 does for one example: ``parse_response`` on the model output, ``parse_reasoning`` on the
 context, then ``evaluate_response``, and keeps
 
@@ -18,10 +18,15 @@ or the error the evaluator raised (a sentence it cannot parse, an internal error
 Re-run (the fixtures were made this way)::
 
     python3 -m venv /tmp/peer && /tmp/peer/bin/pip install numpy scipy
-    git clone https://github.com/asaparov/prontoqa /tmp/prontoqa && cd /tmp/prontoqa
-    git checkout main   # or v1
-    /tmp/peer/bin/python bench/peer_prontoqa.py --prontoqa /tmp/prontoqa CHAINS.json \\
-        --branch main --out tests/nli/fixtures/prontoqa/NAME.main.json
+    git clone https://github.com/asaparov/prontoqa /tmp/prontoqa
+    git -C /tmp/prontoqa checkout main   # or v1
+    python bench/peers/make_prontoqa_corruptions.py --lite 200 --out /tmp/lite_chains.json
+    /tmp/peer/bin/python bench/peers/peer_prontoqa.py --prontoqa /tmp/prontoqa \\
+        /tmp/lite_chains.json --branch main --commit "$(git -C /tmp/prontoqa rev-parse HEAD)" \\
+        --out /tmp/lite.main.json
+    python bench/peers/pack_peer_fixtures.py prontoqa lite /tmp/lite_chains.json /tmp/lite.main.json
+
+(the real chains: ``--dev ../shared/external/prontoqa-dev.json`` and the name ``dev``).
 """
 
 from __future__ import annotations
