@@ -22,12 +22,17 @@ clearing misses the folder and Pyke may reuse the previous program's compiled ru
 Re-run (the fixtures in tests/nli/fixtures/logiclm/ were made this way)::
 
     python3 -m venv /tmp/peer && /tmp/peer/bin/pip install nltk==3.8.1 ply==3.11 \
-        scitools-pyke==1.1.1
+        scitools-pyke==1.1.1 z3-solver==4.12.2.0
     git clone https://github.com/teacherpeterpan/Logic-LLM /tmp/Logic-LLM
     git -C /tmp/Logic-LLM checkout d29f1e5
+    F=/tmp/Logic-LLM/outputs/logic_programs/FOLIO_dev_gpt-4.json
     for h in 0 1 2 3; do PYTHONHASHSEED=$h /tmp/peer/bin/python bench/peers/peer_logiclm.py \
-        --logiclm /tmp/Logic-LLM --dataset FOLIO FILE.json --append \
-        --out tests/nli/fixtures/logiclm/NAME.peer.json; done
+        --logiclm /tmp/Logic-LLM --dataset FOLIO $F --append \
+        --out /tmp/FOLIO_dev_gpt-4.peer.json; done
+    python bench/peers/pack_peer_fixtures.py logiclm /tmp/FOLIO_dev_gpt-4.peer.json
+
+(ProofWriter and PrOntoQA files: ``--dataset ProofWriter``/``ProntoQA``, one seed; the warm
+folder: ``--cwd models``.)
 
 The item order and the answers are the peer's; each record's seconds are printed to stderr
 only (timings are machine-dependent); ``timed_out`` names the time limit that decided an
