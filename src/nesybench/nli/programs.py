@@ -39,7 +39,8 @@ Two semantics, chosen by ``semantics=``:
 ``"logic-lm"``
     What Logic-LM's own solver does with the same text (its Pyke path for
     ProofWriter/PrOntoQA, its Prover9 path for FOLIO), quirks included; each
-    quirk is listed in :mod:`nesybench.nli.logiclm_semantics`.
+    quirk is listed in :mod:`nesybench.nli.logiclm_semantics` (Pyke) and
+    :mod:`nesybench.nli.logiclm_folio` (Prover9).
 
 A program that does not parse or fails to run is *not executable*: counted,
 with the reason, never an exception.
