@@ -126,6 +126,8 @@ class CountingTask:
 
     def pinned_mask(self) -> np.ndarray:
         """Which observed rows are supervised."""
+        if not self.supervised:  # without listing every state's string
+            return np.zeros(self.n_observed, dtype=bool)
         pinned = set(self.supervised)
         return np.array([s in pinned for s in self.observed_states()], dtype=bool)
 
