@@ -381,18 +381,19 @@ def _perm_key(rows, labels, pinned, perm) -> bytes:
 
 
 def _check_cost(budget, rows, dims, n_problems, n_subsets, n_pinned, n_labels) -> None:
-    """Refuse at once, with the estimate, a count whose first propagations alone pass the
-    budget (every observed state is one constraint over a table of prod(dims) cells, visited
-    at least once in each of n_problems x n_subsets problems), or whose constraint tables pass
-    the memory limit."""
+    """Refuse at once, with the estimate, a count whose tables alone would pass the budget
+    (every observed state is one constraint over a table of prod(dims) cells, visited in each
+    of n_problems x n_subsets problems), or whose constraint tables pass the memory limit."""
     cells = math.prod(dims)
     budget.hold(cells * (n_labels + n_pinned), "the constraint tables")
-    total = len(rows) * (1 + cells // 4096) * n_subsets * n_problems
+    # each table is propagated (cells / 4096 units) and summed out or branched on (~cells /
+    # 1000 units, the charge of an elimination) at least once per problem
+    total = len(rows) * (1 + cells // 4096 + cells // 1000) * n_subsets * n_problems
     if budget.limit and budget.used + total > budget.limit:
         budget.refuse(
             f"propagating {len(rows):,} constraints over tables of {cells:,} cells in each of "
             f"{n_problems:,} distinct permutation problems x {n_subsets:,} patterns of constant "
-            f"outputs costs at least {total:,} sub-problems, above the limit of "
+            f"outputs costs about {total:,} sub-problems, above the limit of "
             f"{budget.limit:,}"
         )
 

@@ -722,6 +722,7 @@ def shared_by_completion(
         grown[:, v] = np.tile(choices, len(maps))
         alive = np.ones(len(grown), dtype=bool)
         closing = np.flatnonzero(last_value == step)
+        budget.spend(n_new * len(closing) // 4096, f"value {step + 1} of {len(order)}")
         per_chunk = max(1, chunk_cells // (len(grown) * k))
         for start in range(0, len(closing), per_chunk):
             states = closing[start : start + per_chunk]
