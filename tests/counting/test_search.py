@@ -220,7 +220,7 @@ def shared_tasks(draw):
 def test_shared_engines_agree_with_enumeration(task):
     from nesybench.counting import enumerate_shared
     from nesybench.counting.bypermutation import shared_by_constraints
-    from nesybench.counting.search import _Budget, shared_by_completion
+    from nesybench.counting.search import _Budget, shared_all_maps, shared_by_completion
     from nesybench.logic.states import states_index
 
     d, k = task.domains[0], task.k
@@ -234,6 +234,7 @@ def test_shared_engines_agree_with_enumeration(task):
     assert shared_by_completion(codes, d, k, index, pinned=pinned, budget=budget).n_pairs == (
         expected
     )
+    assert shared_all_maps(codes, d, k, index, pinned=pinned, budget=budget).n_pairs == expected
 
 
 def test_shared_two_states_of_six_digits_is_the_sum_class_closed_form():

@@ -84,6 +84,7 @@ DIMACS_ARTIFACT_MAX_K = 12  # the disentangled DIMACS string beside an exact cou
 PERMUTATIONS_MAX_COUNTS = 40_320  # the previous path: at most 8! model counts unless asked
 PER_PERMUTATION_MAX = 720  # categorical tasks with at most this many permutations: one problem each
 DISTINCT_ENUMERATION_MAX = 2_000_000  # pairs x states checked for n_distinct by enumeration
+SHARED_ALL_MAPS = 256  # d^d maps f checked one by one (binary: 4; three values: 27)
 SHARED_CONSTRAINT_MAX_CELLS = 2**22  # shared counts as one constraint problem up to these cells
 SHARED_RESIDUAL_MAX_STATES = 2**16  # the residual search interns sets of all states (8 KB each)
 
@@ -621,7 +622,14 @@ def count_shared(
     1
     """
     from .bypermutation import shared_by_constraints, shared_cells
-    from .search import MAX_MEMORY, MAX_SUBPROBLEMS, _Budget, shared_by_completion, shared_search
+    from .search import (
+        MAX_MEMORY,
+        MAX_SUBPROBLEMS,
+        _Budget,
+        shared_all_maps,
+        shared_by_completion,
+        shared_search,
+    )
 
     _check_options("shared", method, 0.8, 0.2, max_subproblems, max_states, max_memory)
     dims = task.domains
@@ -652,7 +660,12 @@ def count_shared(
     rows = task.observed_rows()
     pinned = task.pinned_mask()
     d = dims[0]
-    if shared_cells(d, rows) <= SHARED_CONSTRAINT_MAX_CELLS:
+    if d**d <= SHARED_ALL_MAPS:
+        found = shared_all_maps(
+            codes, d, task.k, states_index(rows, dims), pinned=pinned, budget=budget
+        )
+        value, engine = found.n_pairs, f"every one of the {d**d} maps f checked"
+    elif shared_cells(d, rows) <= SHARED_CONSTRAINT_MAX_CELLS:
         value = shared_by_constraints(codes, d, task.k, rows, pinned=pinned, budget=budget)
         engine = "one constraint problem over the values of f (component search, elimination)"
     elif task.n_states <= SHARED_RESIDUAL_MAX_STATES:

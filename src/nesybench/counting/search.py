@@ -82,6 +82,7 @@ __all__ = [
     "disentangled_search",
     "shared_search",
     "shared_by_completion",
+    "shared_all_maps",
     "MAX_SUBPROBLEMS",
     "MAX_MEMORY",
 ]
@@ -671,6 +672,36 @@ def shared_search(
             return SearchResult(0, 0, budget.used)
     total = sum(m for _, m in layer.values()) * d**n_free
     return SearchResult(total, total, budget.used)
+
+
+def shared_all_maps(
+    codes: np.ndarray,
+    d: int,
+    k: int,
+    observed: np.ndarray,
+    *,
+    pinned: np.ndarray | None = None,
+    budget: _Budget,
+) -> SearchResult:
+    """The shared count when d^d is small (binary concepts: 4 maps): every map f checked on
+    every observed state at once, ``codes[f(g)] == codes[g]``."""
+    from ..logic.states import all_states
+
+    codes = np.asarray(codes, dtype=np.int64)
+    observed = np.asarray(observed, dtype=np.int64).reshape(-1)
+    pinned = np.zeros(len(observed), bool) if pinned is None else np.asarray(pinned, bool)
+    budget.hold(len(observed) * (k + 3) * 8, "the observed states")
+    rows = all_states((d,) * k)[observed]
+    maps = np.indices((d,) * d).reshape(d, -1).T  # (d^d, d): f(v) = maps[i, v]
+    for v in {int(v) for row in rows[pinned] for v in row}:  # supervision pins f(v) = v
+        maps = maps[maps[:, v] == v]
+    weights = d ** np.arange(k - 1, -1, -1, dtype=np.int64)
+    want = codes[observed]
+    alive = 0
+    for f in maps:
+        budget.spend(1 + len(observed) * k // 4096, "a map")
+        alive += bool((codes[f[rows] @ weights] == want).all())
+    return SearchResult(alive, alive, budget.used)
 
 
 def shared_by_completion(
