@@ -614,7 +614,7 @@ def test_case_table_is_large():
     assert len(CASES) >= 100
 
 
-# ---- issue 22's memory and time bombs: each answers or refuses (with the estimate and the
+# ---- the memory and time bombs of the hostile-input probe: each answers or refuses (with the estimate and the
 # option that lifts it) under a 3 GiB address-space limit, as `prlimit --as` sets it, in a
 # process of its own (the limit and a hang must not reach the test runner).
 

@@ -270,3 +270,57 @@ def test_memory_limit_refuses_before_allocating():
     for count in (count_shared, count_disentangled):
         with pytest.raises(SearchTooLarge, match="above the limit of about 1 MB.*max-memory"):
             count(task, max_memory=2**20)
+
+
+# ---- metamorphic checks at large k (beyond enumeration) ----------------------------------
+
+
+def _renamed(task: CountingTask, perm: list[int], negate: set[int]) -> CountingTask:
+    """The same task with concept i renamed perm[i] and the concepts in ``negate`` negated:
+    both the formula and the observed states are rewritten."""
+    k = task.k
+
+    def literal(match) -> str:
+        neg, i = match.group(1) == "~", int(match.group(2)) - 1
+        return ("~" if neg != (i in negate) else "") + f"x{perm[i] + 1}"
+
+    import re
+
+    spec = re.sub(r"(~?)x(\d+)", literal, task.knowledge.spec)
+
+    def state(text: str) -> str:
+        out = ["0"] * k
+        for i, bit in enumerate(text):
+            out[perm[i]] = str(int(bit) ^ (i in negate))
+        return "".join(out)
+
+    return CountingTask(make_knowledge(spec, k), [state(s) for s in task.observed_states()])
+
+
+@pytest.mark.parametrize("k", [14, 16])
+def test_shared_counts_survive_renaming_and_negating_every_concept(k):
+    from nesybench.counting import count_shared
+    from nesybench.shortcuts.tasks import random_3cnf
+
+    for frac in (0.01, 0.5):
+        knowledge = random_3cnf(k, round(4.26 * k), child_rng(1, "test-meta", k))
+        task = CountingTask(knowledge, support_states(k, frac, seed=1))
+        perm = [int(v) for v in child_rng(2, "test-meta-perm", k).permutation(k)]
+        base = count_shared(task).n_opt
+        assert count_shared(_renamed(task, perm, set())).n_opt == base
+        # negating every concept conjugates f by negation: a bijection of the shared family
+        assert count_shared(_renamed(task, perm, set(range(k)))).n_opt == base
+
+
+@pytest.mark.parametrize("k", [11, 12])
+def test_disentangled_counts_survive_renaming_and_negating_a_concept(k):
+    from nesybench.shortcuts.tasks import random_3cnf
+
+    knowledge = random_3cnf(k, round(4.26 * k), child_rng(1, "test-meta", k))
+    task = CountingTask(knowledge, support_states(k, 1.0, seed=1))
+    perm = [int(v) for v in child_rng(2, "test-meta-perm", k).permutation(k)]
+    base = count_disentangled(task, max_subproblems=0)
+    assert base.n_opt > 0
+    for negate in (set(), {0}, {1, k - 1}):
+        other = count_disentangled(_renamed(task, perm, negate), max_subproblems=0)
+        assert (other.n_opt, other.n_distinct) == (base.n_opt, base.n_distinct)
