@@ -189,6 +189,7 @@ def plan_supervision(
     extractor: str = "disentangled",
     exact_max_subsets: int = EXACT_PLAN_MAX_SUBSETS,
     max_subproblems: int | None = None,
+    max_memory: int | None = None,
 ) -> SupervisionPlan:
     """Choose up to ``budget`` observed states to label, greedily, and the exact optimum if small.
 
@@ -206,6 +207,8 @@ def plan_supervision(
         Budget of each recount, and of the whole plan: a plan whose recounts
         (candidates x picks, each costing at least what the first count cost) would
         pass it is refused at once with that estimate (None: the default; 0: none).
+    max_memory : int, keyword-only
+        Bytes each recount may hold (None: the engines' default; 0: none).
 
     Examples
     --------
@@ -229,7 +232,11 @@ def plan_supervision(
     if extractor != "joint":  # each recount costs at least one sub-problem: refuse at once
         _check_plan_cost(n_candidates, budget, 1, limit)
     candidates = [s for s in task.observed_states() if s not in pinned]
-    options = {"max_subproblems": max_subproblems} if extractor != "joint" else {}
+    options = (
+        {"max_subproblems": max_subproblems, "max_memory": max_memory}
+        if extractor != "joint"
+        else {}
+    )
     count = _counter(extractor, **options)
     count = _metered(count, limit if extractor != "joint" else 0, n_candidates * budget)
     start = count(task)

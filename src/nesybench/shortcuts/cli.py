@@ -112,7 +112,9 @@ def _add_budget_arguments(parser) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="budget of the exact searches (default about a minute of work; 0 = no limit)",
+        help="budget of the exact searches and of a plan's recounts (default 600,000 "
+        "sub-problems, from seconds to minutes of work; refused at once where estimated; "
+        "0 = no limit)",
     )
     parser.add_argument(
         "--max-states",
@@ -432,6 +434,8 @@ def run_plan_supervision(args: argparse.Namespace) -> int:
         raise UserError(f"--budget: must be >= 1, got {args.budget}")
     task = _task_of(args)
     options = {} if args.max_subproblems is None else {"max_subproblems": args.max_subproblems}
+    if args.max_memory is not None:
+        options["max_memory"] = _memory_bytes(args)
     plan = plan_supervision(
         task,
         args.budget,
