@@ -15,7 +15,7 @@ Column kinds:
 ``int``         integers (Parquet integer columns; CSV integer text)
 ``float``       real numbers (integers are accepted and converted); finite unless ``finite=False``
 ``str``         text
-``label``       an integer or a string (a class label of any form)
+``label``       a class label of any form: an integer, a real number, a bool or a string
 ``float_list``  a list of finite real numbers per row (Parquet ``list<double>``)
 """
 
@@ -65,7 +65,7 @@ class Column:
             "int": "an integer",
             "float": "a finite number" if self.finite else "a number",
             "str": "a string",
-            "label": "an integer or string label",
+            "label": "a label (an integer, number, bool or string)",
             "float_list": "a list of finite numbers",
         }[self.kind]
         if self.min is not None and self.max is not None:
@@ -120,6 +120,9 @@ def _is_real(value: object) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
 
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
 def _cell_ok(col: Column, value: object) -> bool:
     kind = col.kind
     if kind == "int":
@@ -127,12 +130,20 @@ def _cell_ok(col: Column, value: object) -> bool:
         ok = _is_int(value) or (
             _is_real(value) and math.isfinite(float(value)) and float(value).is_integer()
         )
+        # a column is stored as 64-bit integers: 10**30 is refused here, not by an overflow
+        ok = ok and INT64_MIN <= value <= INT64_MAX
     elif kind == "float":
         ok = _is_real(value) and (not col.finite or math.isfinite(float(value)))
     elif kind == "str":
         ok = isinstance(value, str)
     elif kind == "label":
-        ok = isinstance(value, str) or _is_int(value)
+        # any label: a string, an integer, a finite real number or a bool (a pandas column of
+        # integers with a null in it arrives as floats, so 0.0 must pass and the null be named)
+        ok = (
+            isinstance(value, (str, bool, np.bool_))
+            or _is_int(value)
+            or (_is_real(value) and math.isfinite(float(value)))
+        )
     else:  # float_list
         if isinstance(value, np.ndarray):
             value = value.tolist()
@@ -174,6 +185,8 @@ def _describe_cell(value: object) -> str:
     if isinstance(value, (list, tuple)):
         inner = ", ".join(_plain(v) for v in value[:5])
         return f"[{inner}{', ...' if len(value) > 5 else ''}]"
+    if _is_int(value) and not INT64_MIN <= value <= INT64_MAX:
+        return f"{_plain(value)} (beyond the 64-bit integer range)"
     if isinstance(value, str) or _is_real(value):
         return _plain(value)
     return f"{_plain(value)} (a {type(value).__name__})"

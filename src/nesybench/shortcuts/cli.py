@@ -112,7 +112,9 @@ def _add_budget_arguments(parser) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="budget of the exact searches (default about a minute of work; 0 = no limit)",
+        help="budget of the exact searches and of a plan's recounts (default 600,000 "
+        "sub-problems, from seconds to minutes of work; refused at once where estimated; "
+        "0 = no limit)",
     )
     parser.add_argument(
         "--max-states",
@@ -120,6 +122,14 @@ def _add_budget_arguments(parser) -> None:
         default=None,
         metavar="N",
         help="largest state table the exact searches build (default 2^22; 0 = no limit)",
+    )
+    parser.add_argument(
+        "--max-memory",
+        type=int,
+        default=None,
+        metavar="MB",
+        help="memory the exact searches may hold, estimated before it is allocated (default "
+        "1024 MB; 0 = no limit)",
     )
 
 
@@ -243,7 +253,7 @@ def _check_number(name: str, value, low, high, *, low_open=False, high_open=Fals
 def _check_common(args) -> None:
     if not 0 <= args.seed <= MAX_SEED:
         raise UserError(f"--seed: must be an integer in [0, 2^63), got {args.seed}")
-    for name in ("max_subproblems", "max_states"):
+    for name in ("max_subproblems", "max_states", "max_memory"):
         value = getattr(args, name, None)
         if value is not None and value < 0:
             raise UserError(f"--{name.replace('_', '-')}: must be >= 0 (0 = no limit), got {value}")
@@ -306,9 +316,12 @@ def _task_of(args):
             raise UserError("--support: expected at least one state, got ''")
     elif args.support_file is not None:
         support = _support_file(args.support_file, dims)
+    elif args.support_frac == 1:
+        support = None  # every state, without writing 10^6 state strings out and back
     else:
         support = list(support_states(dims, args.support_frac, seed=args.seed))
-    return CountingTask(knowledge, tuple(support), tuple(_csv_states(args.supervised)))
+    supervised = tuple(_csv_states(args.supervised))
+    return CountingTask(knowledge, None if support is None else tuple(support), supervised)
 
 
 def _check_output(path: str) -> None:
@@ -322,6 +335,11 @@ def _check_output(path: str) -> None:
             if not parent.is_dir():
                 raise UserError(f"--dimacs: {parent} is a file, so {path} cannot be created")
             break
+
+
+def _memory_bytes(args) -> int | None:
+    """``--max-memory`` MB as bytes (None: the engines' default; 0: no limit)."""
+    return None if args.max_memory is None else args.max_memory * 2**20
 
 
 # ---- count ----------------------------------------------------------------------
@@ -351,6 +369,7 @@ def run_count(args: argparse.Namespace) -> int:
         seed=args.seed,
         max_subproblems=args.max_subproblems,
         with_dimacs=bool(args.dimacs),
+        max_memory=_memory_bytes(args),
         **({} if args.max_states is None else {"max_states": args.max_states}),
     )
     if args.dimacs:
@@ -415,6 +434,8 @@ def run_plan_supervision(args: argparse.Namespace) -> int:
         raise UserError(f"--budget: must be >= 1, got {args.budget}")
     task = _task_of(args)
     options = {} if args.max_subproblems is None else {"max_subproblems": args.max_subproblems}
+    if args.max_memory is not None:
+        options["max_memory"] = _memory_bytes(args)
     plan = plan_supervision(
         task,
         args.budget,
