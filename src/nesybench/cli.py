@@ -114,9 +114,13 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         print("error: nesybench: a COMMAND is required (listed above)", file=sys.stderr)
         return 2
+    from .progress import clear_bars, quiet_log_lines
+
     try:
-        return int(args.func(args) or 0)
+        with quiet_log_lines():
+            return int(args.func(args) or 0)
     except (UserError, ClaimFailed) as exc:
+        clear_bars()  # the error line is the only line left on stderr
         return report_stop(exc)
     except BrokenPipeError:
         return 0

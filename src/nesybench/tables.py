@@ -224,15 +224,20 @@ def validate_table(df: pd.DataFrame, schema: TableSchema, *, source: str) -> pd.
 
 
 def load_frame(path: str | os.PathLike) -> pd.DataFrame:
-    """A user's Parquet or CSV file as a DataFrame (by suffix; Parquet when unsure)."""
+    """A user's Parquet or CSV file as a DataFrame (by suffix; Parquet when unsure).
+
+    Read under the input bound of :func:`nesybench.io.read_input`, so ``/dev/zero`` or an
+    endless FIFO is refused in one line instead of filling memory.
+    """
+    import io
+
+    from .io import read_input, read_parquet
+
     path = Path(path)
-    if path.is_dir():
-        raise InputError(f"{path}: is a directory, expected a Parquet or CSV file")
-    if not path.exists():
-        raise InputError(f"{path}: file not found")
     if path.suffix.lower() in (".csv", ".tsv"):
+        data = read_input(path)
         try:
-            return pd.read_csv(path, sep="\t" if path.suffix.lower() == ".tsv" else ",")
+            return pd.read_csv(io.BytesIO(data), sep="\t" if path.suffix.lower() == ".tsv" else ",")
         except (
             pd.errors.ParserError,
             pd.errors.EmptyDataError,
@@ -242,9 +247,9 @@ def load_frame(path: str | os.PathLike) -> pd.DataFrame:
             raise InputError(
                 f"{path}: not a readable CSV file ({' '.join(str(exc).split())[:120]})"
             ) from None
-    from .io import read_parquet
-
-    return read_parquet(path)
+        except MemoryError:
+            raise InputError(f"{path}: too large to load into memory as a table") from None
+    return read_parquet(path, bounded=True)
 
 
 def read_table(

@@ -33,6 +33,7 @@ LAYERS = {
     "workflow_code": 2,
     "sweep": 2,
     "stages": 2,
+    "cli_args": 2,
     "report": 2,
     "dvc_export": 2,
     **{name: 3 for name in INSTRUMENTS},

@@ -293,7 +293,7 @@ CASES = [
         "out-under-a-file",
         CAL + ["--out", "blocker/out.parquet"],
         files={**bfile(), "blocker": "a file"},
-        err=r"blocker is a file, not a directory",
+        err=r"--out blocker/out.parquet: blocker is a file, not a folder",
     ),
     Case(
         "out-under-proc",

@@ -411,7 +411,7 @@ SCORE_CONCEPTS_CASES = [
         files=cfile(),
         err=r"--group c: the name is given twice",
     ),
-    Case("sc-bins-zero", SC + ["--bins", "0"], files=cfile(), err=r"\[1, 10000\], got '0'"),
+    Case("sc-bins-zero", SC + ["--bins", "0"], files=cfile(), err=r"\[1, 10000\], got 0$"),
     Case(
         "sc-bins-billion",
         SC + ["--bins", "1000000000"],
@@ -423,7 +423,7 @@ SCORE_CONCEPTS_CASES = [
         "sc-bins-23-digits",
         SC + ["--bins", "12345678901234567890123"],
         files=cfile(),
-        err=r"got '12345678901234567\.\.\.'",
+        err=r"got 12345678901234567\.\.\.$",
     ),
     Case("sc-bins-text", SC + ["--bins", "ten"], files=cfile(), err=r"got 'ten'"),
     Case(

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, UserError
 from ..metrics.stats import wilson_interval
 from ..seeds import child_rng
 from . import mixture as mixture_mod
@@ -77,42 +77,20 @@ class Grid:
 def read_json_records(path: str | Path, *, what: str) -> list[tuple[int, object]]:
     """The records of a JSONL file (or of a JSON array file), each with its line number.
 
-    Raises ``InputError`` naming the file and line on anything unreadable; blank lines are
-    skipped; a UTF-8 byte-order mark is accepted.
+    Read with the input bound and the JSON / JSON Lines rules of
+    :func:`nesybench.io.json_records`; a line that is not JSON is an ``InputError``
+    naming the file and line.
     """
-    path = Path(path)
+    from ..io import BadLine, json_records, read_input_text
+
     try:
-        if path.is_dir():
-            raise InputError(f"{path}: {what} must be a file, got a directory")
-        text = path.read_bytes().decode("utf-8-sig")
-    except FileNotFoundError:
-        raise InputError(f"{path}: {what} not found") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: {what} is not UTF-8 text (byte {exc.start})") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read {what} ({exc.strerror})") from None
-    if not text.strip():
-        raise InputError(f"{path}: {what} is empty (expected one JSON object per line)")
-    try:
-        if text.lstrip().startswith("["):
-            data = json.loads(text)
-            if not isinstance(data, list):
-                raise InputError(f"{path}: expected a JSON array or JSON lines")
-            return [(i + 1, record) for i, record in enumerate(data)]
-        records = []
-        for lineno, line in enumerate(text.splitlines(), start=1):
-            if line.strip():
-                try:
-                    records.append((lineno, json.loads(line)))
-                except json.JSONDecodeError as exc:
-                    raise InputError(
-                        f"{path}: line {lineno}: not valid JSON ({exc.msg} at column {exc.colno})"
-                    ) from None
-        return records
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
-    except RecursionError:
-        raise InputError(f"{path}: JSON nested too deeply") from None
+        _, items = json_records(read_input_text(path, what=what), source=path)
+    except UserError as exc:
+        raise InputError(str(exc)) from None
+    for _, record in items:
+        if isinstance(record, BadLine):
+            raise InputError(f"{path}: {record}")
+    return items
 
 
 def _plain(value: object) -> str:

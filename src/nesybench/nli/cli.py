@@ -12,41 +12,46 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
-import tempfile
-from pathlib import Path
 from typing import Any
 
+from ..cli_args import (
+    add_benchmark,
+    add_command,
+    add_json,
+    add_out,
+    check_out,
+    examples,
+    write_out,
+)
 from ..errors import UserError
-from ..io import atomic_write_text, dumps_json
+from ..io import dumps_json
 from ..reasoning.grammar import parse_context, parse_sentence, split_sentences
 from .checker import FLAGS, check_trace, classify_steps
 from .readers import BadRecord, load_records
 
 EPILOG = """\
-FILE is a JSON list of records, or JSON Lines (one record per line). A record has
+TRACES is a JSON list of records, or JSON Lines (one record per line). A record has
   context            string: the premises, in the PrOntoQA grammar
   question           string: "True or false: Max is sour." (or a bare statement)
   chain_of_thought   list of sentences, or one string (alias: explanation)
   answer             optional: "True"/"False", or "A"/"B" with options ["A) True", "B) False"]
-Example:
-  nesybench check-trace dev.json --out verdicts.jsonl
 A record that cannot be read gets an error entry and the others are still checked.
-"""
+
+""" + examples("nesybench check-trace dev.json --out verdicts.jsonl")
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser(
+    p = add_command(
+        subparsers,
         "check-trace",
         help="check chains of thought step by step (parsed / valid / linear / connects / strict)",
         description="Check each record's chain of thought against its context with the nli step "
         "checker.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("file", help="JSON list or JSONL of records")
-    p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    p.add_argument("--out", metavar="OUT.jsonl", help="write one verdict per record as JSONL")
+    p.add_argument("file", metavar="TRACES", help="JSON list or JSONL of records (see below)")
+    add_json(p, help="print the summary as JSON")
+    add_out(p, metavar="OUT.jsonl", help="write one verdict per record as JSONL")
     p.set_defaults(func=run)
     _register_label(subparsers)
     _register_score_nli(subparsers)
@@ -128,41 +133,6 @@ def stated_answer(record: dict, trace: list[str]) -> tuple[str | None, list[str]
         ):
             return _ANSWER_WORDS[last[-1]], trace[:-1]
     return None, trace
-
-
-def check_out(path: str | None) -> None:
-    """Refuse an ``--out`` path that cannot be written, before any work is done.
-
-    A probe file is created in the destination folder and removed at once, so a
-    folder, a path under a file or an unwritable place fails in one line and
-    nothing is left behind.
-    """
-    if path is None:
-        return
-    target = Path(path)
-    if target.is_dir():
-        raise UserError(f"--out {path}: is a folder, expected a file path")
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, probe = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as exc:
-        raise UserError(
-            f"--out {path}: cannot write there ({exc.strerror or type(exc).__name__})"
-        ) from None
-
-
-def write_out(path: str, text: str) -> None:
-    """Write an ``--out`` file atomically; a path that cannot be written is a user error."""
-    try:
-        atomic_write_text(path, text)
-    except UserError:
-        raise
-    except OSError as exc:
-        raise UserError(
-            f"--out {path}: cannot write ({exc.strerror or type(exc).__name__})"
-        ) from None
 
 
 def _gold_answer(record: dict) -> str | None:
@@ -250,7 +220,7 @@ def summarize(verdicts: list[dict]) -> dict:
 
 
 def run(args) -> int:
-    check_out(args.out)
+    check_out(args.out, inputs=[args.file])
     records = read_records(args.file)
     verdicts = []
     for i, record in enumerate(records):
@@ -291,16 +261,17 @@ def run(args) -> int:
 
 # ---------------------------------------------------------------- label
 LABEL_EPILOG = """\
-FILE is a benchmark file in its own format:
+BENCHMARK_FILE is a benchmark file in its own format:
   proofwriter, prontoqa   JSON list (or JSONL) of {id, context, question, options, answer}
   folio                   JSONL of {premises-FOL, conclusion-FOL, label, ...}
 The reference labeler re-derives each gold label (ProofWriter, PrOntoQA: open-world
 forward chaining; FOLIO: the dual query on z3). A sentence or formula that does not
 parse is counted and quoted, never labeled by a guess.
-Example:
-  nesybench label benchmarks/proofwriter/dev-sample.json --format proofwriter
-  nesybench label benchmarks/folio/folio-validation.jsonl --format folio --json
-"""
+
+""" + examples(
+    "nesybench label benchmarks/proofwriter/dev-sample.json --benchmark proofwriter",
+    "nesybench label benchmarks/folio/folio-validation.jsonl --benchmark folio --json",
+)
 
 #: the largest --time-limit accepted (seconds per solver call)
 MAX_TIME_LIMIT = 3600.0
@@ -325,19 +296,19 @@ def _add_time_limit(p, help_text: str = "seconds per solver call (FOLIO; default
 def _register_label(subparsers) -> None:
     from .labelers import LABELED
 
-    p = subparsers.add_parser(
+    p = add_command(
+        subparsers,
         "label",
         help="re-derive a benchmark's gold labels with the reference labeler (agreement, proofs)",
         description="Label every question of a ProofWriter, PrOntoQA or FOLIO file with the "
         "reference labeler and compare with the gold labels.",
         epilog=LABEL_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("file", help="the benchmark file")
-    p.add_argument("--format", required=True, choices=LABELED, help="the file's benchmark")
-    p.add_argument("--json", action="store_true", help="print the summary and records as JSON")
+    p.add_argument("file", metavar="BENCHMARK_FILE", help="the benchmark file, in its own format")
+    add_benchmark(p, LABELED, aliases=("--format",), help="the file's benchmark (alias --format)")
+    add_json(p, help="print the summary and records as JSON")
     _add_time_limit(p)
-    p.add_argument("--out", metavar="OUT.jsonl", help="write one verdict per question as JSONL")
+    add_out(p, metavar="OUT.jsonl", help="write one verdict per question as JSONL")
     p.set_defaults(func=run_label)
 
 
@@ -346,12 +317,12 @@ def run_label(args) -> int:
     from .labelers import label_benchmark, summarize_labelings
     from .readers import read_benchmark
 
-    check_out(args.out)
-    bench = read_benchmark(args.file, benchmark=args.format)
+    check_out(args.out, inputs=[args.file])
+    bench = read_benchmark(args.file, benchmark=args.benchmark)
     labelings = label_benchmark(
         bench,
         time_limit=args.time_limit,
-        progress=lambda qs: progress(qs, desc=f"label: {args.format}"),
+        progress=lambda qs: progress(qs, desc=f"label: {args.benchmark}"),
     )
     summary = summarize_labelings(labelings)
     summary["skipped"] = [str(x) for x in bench.skipped]
@@ -394,30 +365,47 @@ SCORE_EPILOG = """\
 PREDICTIONS is JSONL (or a JSON list) of {"id": ..., "prediction": ...} with an optional
 "explanation" (a chain of thought: a list of sentences or one string). A prediction is
 True/False/Unknown, A/B/C, or yes/no for LogicBench (case-insensitive). --gold is the
-benchmark's file in its own format (LogicBench: the BQA folder). Ids not in the gold
-file are an error; a record that cannot be read is skipped and counted.
-Example:
-  nesybench score-nli benchmarks/predictions/proofwriter-closed-world.jsonl \\
-      --benchmark proofwriter --gold benchmarks/proofwriter/dev-sample.json
-"""
+benchmark's file in its own format (LogicBench: the BQA folder).
+
+Every gold question counts in every accuracy: a question with no prediction, a null
+prediction (an abstention) or a prediction that is not a label ("Maybe", 3) is not
+correct. Coverage (the share answered with a label) stands beside every accuracy, with
+the accuracy on the answered questions; unreadable predictions and records are counted
+and quoted. --strict refuses them instead (exit 2). Ids not in the gold file are an
+error. The same policy holds in `nesybench axes-score`.
+
+""" + examples(
+    "nesybench score-nli benchmarks/predictions/proofwriter-closed-world.jsonl \\",
+    "    --benchmark proofwriter --gold benchmarks/proofwriter/dev-sample.json",
+)
 
 
 def _register_score_nli(subparsers) -> None:
     from .readers import BENCHMARKS
 
-    p = subparsers.add_parser(
+    p = add_command(
+        subparsers,
         "score-nli",
         help="score predictions on ProofWriter/PrOntoQA/FOLIO/LogicBench with baselines beside",
         description="Score a model's predictions against a benchmark's gold labels: accuracy "
-        "with its interval, confusion, macro F1, the input-blind baselines, and per depth / per "
-        "axiom breakdowns.",
+        "with its interval and coverage, confusion, macro F1, the input-blind baselines, and "
+        "per depth / per axiom breakdowns.",
         epilog=SCORE_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("predictions", help="JSONL of {id, prediction[, explanation]}")
-    p.add_argument("--benchmark", required=True, choices=BENCHMARKS, help="the gold's benchmark")
-    p.add_argument("--gold", required=True, metavar="FILE_OR_FOLDER", help="the gold file")
-    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument(
+        "predictions", metavar="PREDICTIONS", help="JSONL of {id, prediction[, explanation]}"
+    )
+    add_benchmark(p, BENCHMARKS, help="the gold's benchmark")
+    p.add_argument(
+        "--gold", required=True, metavar="GOLD", help="the gold file (LogicBench: folder)"
+    )
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse a prediction that is not a label, or a record that cannot be read, "
+        "instead of counting it as not correct",
+    )
+    add_json(p, help="print the report as JSON")
     _add_time_limit(p, "seconds per solver call of the reference labeler (default 10)")
     p.set_defaults(func=run_score_nli)
 
@@ -524,37 +512,44 @@ def print_score_report(report: dict) -> None:
 
 # ---------------------------------------------------------------- execute-programs
 PROGRAMS_EPILOG = """\
-FILE is a JSON list (or JSONL) of Logic-LM records: the question's fields (id, context,
+PROGRAMS is a JSON list (or JSONL) of Logic-LM records: the question's fields (id, context,
 question, options, answer) and raw_logic_programs, a list whose first text is the program
 (Predicates:/Facts:/Rules:/Query: for ProofWriter and PrOntoQA, Premises:/Conclusion: for
 FOLIO). A bad program inside a good file is counted as not executable, with its reason.
 --semantics standard reads every argument of every atom in the open world;
 --semantics logic-lm reproduces what Logic-LM's own solver does, quirks included.
-Example:
-  nesybench execute-programs benchmarks/logiclm-programs/ProofWriter_dev_gpt-3.5-turbo.json \\
-      --semantics logic-lm --json
-"""
+
+""" + examples(
+    "nesybench execute-programs benchmarks/logiclm-programs/ProofWriter_dev_gpt-3.5-turbo.json \\",
+    "    --semantics logic-lm --json",
+)
 
 
 def _register_execute_programs(subparsers) -> None:
     from .programs import DATASETS, SEMANTICS
 
-    p = subparsers.add_parser(
+    p = add_command(
+        subparsers,
         "execute-programs",
         help="execute LLM-written logic programs (Logic-LM's format) and audit the translation",
         description="Execute every program of a Logic-LM program file, score the answers, and "
         "attribute every wrong answer to a translation cause.",
         epilog=PROGRAMS_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("file", help="JSON list or JSONL of records with raw_logic_programs")
-    p.add_argument("--semantics", choices=SEMANTICS, default="standard", help="default standard")
     p.add_argument(
-        "--dataset", choices=("auto", *DATASETS), default="auto", help="default: from the ids"
+        "file", metavar="PROGRAMS", help="JSON list or JSONL of records with raw_logic_programs"
     )
-    p.add_argument("--json", action="store_true", help="print the summary and records as JSON")
+    p.add_argument("--semantics", choices=SEMANTICS, default="standard", help="default standard")
+    add_benchmark(
+        p,
+        ("auto", *DATASETS),
+        aliases=("--dataset",),
+        default="auto",
+        help="the programs' benchmark (alias --dataset); default auto: from the ids",
+    )
+    add_json(p, help="print the summary and records as JSON")
     _add_time_limit(p)
-    p.add_argument("--out", metavar="OUT.jsonl", help="write one record per program as JSONL")
+    add_out(p, metavar="OUT.jsonl", help="write one record per program as JSONL")
     p.set_defaults(func=run_execute_programs)
 
 
@@ -562,11 +557,11 @@ def run_execute_programs(args) -> int:
     from ..progress import progress
     from .program_tables import run_programs
 
-    check_out(args.out)
+    check_out(args.out, inputs=[args.file])
     run = run_programs(
         args.file,
         semantics=args.semantics,
-        dataset=args.dataset,
+        dataset=args.benchmark,
         time_limit=args.time_limit,
         progress=lambda xs: progress(xs, desc=f"execute-programs: {args.semantics}"),
     )
