@@ -28,6 +28,7 @@ LAYERS = {
     "reasoning": 1,
     "counting": 1,
     "params": 1,
+    "predictions": 1,
     "artifacts": 2,
     "runlock": 2,
     "workflow_code": 2,

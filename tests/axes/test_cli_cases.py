@@ -285,13 +285,14 @@ SCORE_CASES = [
     Case(
         "score-predictions-not-objects",
         SCORE,
-        err=r"line 1: expected a JSON object",
+        err=r"no usable prediction in 2 records; first problem: record 0: record must be a JSON "
+        r"object, got 1",
         files={"g.jsonl": GRID, "p.jsonl": "[1, 2]\n"},
     ),
     Case(
         "score-unknown-ids",
         SCORE,
-        err=r"2 id\(s\) not in the grid g.jsonl: 'x1', 'x2'",
+        err=r"2 prediction id\(s\) not among the questions of the grid g.jsonl: \"x1\", \"x2\"",
         files={
             "g.jsonl": GRID,
             "p.jsonl": _jsonl([{"id": "x1", "prediction": "A"}, {"id": "x2", "prediction": "A"}]),
@@ -300,45 +301,77 @@ SCORE_CASES = [
     Case(
         "score-duplicate-ids",
         SCORE,
-        err=r"line 2: duplicate id .* \(first on line 1\)",
+        err=r"line 2: duplicate id .* \(first at line 1\)",
         files={"g.jsonl": GRID, "p.jsonl": _jsonl([{"id": IDS[0], "prediction": "A"}] * 2)},
     ),
+    # the one policy for unscorable predictions (as score-nli): counted as not correct, quoted,
+    # coverage beside every accuracy; --strict refuses them
     Case(
-        "score-label-outside-set",
+        "score-label-outside-set-counts-as-unreadable",
         SCORE,
-        err=r"prediction \"Maybe\" is outside the grid's label set \(A, B, C, False, True, Unknown",
+        exit=0,
+        stdout=r"(?s)coverage = 0.0000 \(0 answered, \d+ abstained, 1 unreadable\).*unreadable "
+        r"predictions: '\S+': \"Maybe\" is outside the grid's label set \(A, B, C, False, True",
         files={"g.jsonl": GRID, "p.jsonl": _jsonl([{"id": IDS[0], "prediction": "Maybe"}])},
     ),
     Case(
-        "score-label-number",
+        "score-label-outside-set-strict",
+        [*SCORE, "--strict"],
+        err=r"p.jsonl: record 0: \"Maybe\" is outside the grid's label set .*--strict refuses",
+        files={"g.jsonl": GRID, "p.jsonl": _jsonl([{"id": IDS[0], "prediction": "Maybe"}])},
+    ),
+    Case(
+        "score-label-number-counts-as-unreadable",
         SCORE,
-        err=r"'prediction' must be a label string or null, got 1",
+        exit=0,
+        stdout=r"1 unreadable\).*\n.*1 is not a label string",
+        files={"g.jsonl": GRID, "p.jsonl": _jsonl([{"id": IDS[0], "prediction": 1}])},
+    ),
+    Case(
+        "score-label-number-strict",
+        [*SCORE, "--strict"],
+        err=r"record 0: 1 is not a label string .*--strict",
         files={"g.jsonl": GRID, "p.jsonl": _jsonl([{"id": IDS[0], "prediction": 1}])},
     ),
     Case(
         "score-id-number",
         SCORE,
-        err=r"'id' must be a string, got 3",
+        err=r"1 prediction id\(s\) not among the questions of the grid g.jsonl: \"3\"",
         files={"g.jsonl": GRID, "p.jsonl": _jsonl([{"id": 3, "prediction": "A"}])},
     ),
     Case(
         "score-missing-prediction-field",
         SCORE,
-        err=r"line 1: missing field 'prediction'",
+        err=r"no usable prediction in 1 records; first problem: record 0: record \"\S+\" has no "
+        r"field 'prediction'",
         files={"g.jsonl": GRID, "p.jsonl": _jsonl([{"id": IDS[0]}])},
+    ),
+    Case(
+        "score-skipped-record-is-counted",
+        SCORE,
+        exit=0,
+        stdout=r"skipped predictions: line 1: record must be a JSON object, got \[1, 2\]",
+        files={"g.jsonl": GRID, "p.jsonl": "[1, 2]\n" + GOLD},
+    ),
+    Case(
+        "score-skipped-record-strict",
+        [*SCORE, "--strict"],
+        err=r"p.jsonl: line 1: record must be a JSON object, got \[1, 2\] \(--strict refuses",
+        files={"g.jsonl": GRID, "p.jsonl": "[1, 2]\n" + GOLD},
     ),
     Case(
         "score-gold-round-trip",
         SCORE,
         exit=0,
-        stdout=r"coverage = 1.0000   accuracy = 1.0000",
+        stdout=r"coverage = 1.0000 \(96 answered, 0 abstained, 0 unreadable\)   accuracy = 1.0000",
         files={"g.jsonl": GRID, "p.jsonl": GOLD},
     ),
     Case(
         "score-coverage-below-one-is-reported",
         SCORE,
         exit=0,
-        stdout=r"coverage = 0.5000   accuracy = 0.5000 .* on answered = 1.0000",
+        stdout=r"coverage = 0.5000 \(48 answered, 48 abstained, 0 unreadable\)   accuracy = 0.5000 "
+        r".* on answered = 1.0000",
         files={"g.jsonl": GRID, "p.jsonl": HALF},
     ),
     Case(
@@ -414,7 +447,7 @@ SCORE_CASES = [
     Case(
         "score-against-unknown-ids",
         [*SCORE, "--against", "o.jsonl"],
-        err=r"o.jsonl: 1 id\(s\) not in the grid",
+        err=r"o.jsonl: 1 prediction id\(s\) not among the questions of the grid g.jsonl",
         files={
             "g.jsonl": GRID,
             "p.jsonl": GOLD,

@@ -202,7 +202,7 @@ CASES = [
     ),
     _label("fifty-thousand", BIG_GOLD, exit=0, stdout=r"50000 questions"),
     # ------------------------------------------------------------ score-nli: bad files
-    _score("missing-predictions", None, err="p.jsonl: file not found"),
+    _score("missing-predictions", None, err="p.jsonl: predictions file not found"),
     _score("missing-gold", PREDS, None, err="gold.json: file not found"),
     _score("gold-is-a-folder", PREDS, None, gold_name=".", err="is a folder"),
     _score("empty-predictions", "", err="empty file"),
@@ -211,22 +211,52 @@ CASES = [
     _score("predictions-not-json", "a\nb\n", err="not JSON or JSON Lines"),
     _score("predictions-deep", DEEP, err="nested too deeply"),
     _score("predictions-not-utf8", b"\x80\x81", err="UTF-8"),
+    # the one policy for unscorable predictions (as axes-score): not correct, counted and
+    # quoted, coverage beside every accuracy; --strict refuses them
     _score(
-        "all-predictions-bad",
+        "all-predictions-unreadable",
         '{"id": "q0", "prediction": "maybe"}\n',
-        err=r"no usable prediction .*unknown label 'maybe'",
+        exit=0,
+        stdout=r"(?s)3 gold questions; 0 answered, 2 abstained, 1 unreadable \(coverage 0\.0000\)"
+        r"\naccuracy 0\.0000 .*unreadable predictions: 'q0': unknown label 'maybe'",
+    ),
+    _score(
+        "unreadable-strict",
+        '{"id": "q0", "prediction": "maybe"}\n',
+        GOLD,
+        "--strict",
+        err=r"p.jsonl: record 0: unknown label 'maybe' .*--strict refuses predictions that are not",
     ),
     _score("predictions-no-id", '{"prediction": "True"}\n', err="missing field 'id'"),
-    _score("prediction-wrong-type", '{"id": "q0", "prediction": 1}\n', err="must be a string"),
+    _score(
+        "predictions-no-id-strict",
+        PREDS + '{"prediction": "True"}\n',
+        GOLD,
+        "--strict",
+        err=r"line 4: missing field 'id' \(--strict refuses records that name no question\)",
+    ),
+    _score(
+        "prediction-wrong-type-is-unreadable",
+        '{"id": "q0", "prediction": 1}\n',
+        exit=0,
+        stdout=r"'q0': label must be a string, got int 1",
+    ),
     _score(
         "unknown-ids",
         PREDS + '{"id": "zz", "prediction": "True"}\n',
-        err=r"1 prediction id\(s\) not in the gold file .*'zz'",
+        err=r"1 prediction id\(s\) not among the gold questions of gold.json: \"zz\"$",
+    ),
+    _score(
+        "ids-of-skipped-gold-records",
+        PREDS + '{"id": "q3", "prediction": "True"}\n',
+        json.dumps([*json.loads(GOLD), {"id": "q3", "question": "no context"}]),
+        err=r"\"q3\"; 1 of them name gold records that were skipped as unreadable \(first: \"q3\" "
+        r"at record 3: missing field 'context'\)",
     ),
     _score(
         "duplicate-ids",
         PREDS + '{"id": "q0", "prediction": "False"}\n',
-        err="duplicate prediction id 'q0'",
+        err=r'line 4: duplicate id "q0" \(first at line 1\)',
     ),
     _score("gold-empty", PREDS, "", err="gold.json: empty file"),
     _score("gold-truncated", PREDS, GOLD[:40], err="gold.json: not valid JSON"),
@@ -281,7 +311,8 @@ CASES = [
         bench="logicbench",
         gold_name="BQA",
         files={"BQA/pl/mt/data_instances.json": BQA},
-        err="unknown label 'True'",
+        exit=0,
+        stdout=r"unreadable predictions: 'pl/mt/1/0': unknown label 'True'",
     ),
     # ------------------------------------------------------------ score-nli: good files
     _score("good", PREDS, exit=0, stdout=r"baselines: majority"),
@@ -290,20 +321,26 @@ CASES = [
         "letters-and-case",
         '{"id": "q0", "prediction": "a"}\n{"id": "q1", "prediction": "UNKNOWN"}\n',
         exit=0,
-        stdout=r"accuracy 1\.0000",
+        stdout=r"accuracy 0\.6667 .*coverage 0\.6667, on answered 1\.0000",
     ),
     _score(
         "one-bad-prediction",
-        PREDS + '{"id": "q9", "prediction": "perhaps"}\n',
+        "".join(PREDS.splitlines(keepends=True)[:2]) + '{"id": "q2", "prediction": "perhaps"}\n',
         exit=0,
-        stdout=r"skipped predictions: record 3: unknown label 'perhaps'",
+        stdout=r"unreadable predictions: 'q2': unknown label 'perhaps'",
+    ),
+    _score(
+        "first-line-a-json-array",
+        "[1, 2]\n" + PREDS,
+        exit=0,
+        stdout=r"skipped predictions: line 1: record must be a JSON object, got \[1, 2\]",
     ),
     _score("bom-predictions", "\ufeff" + PREDS, exit=0, stdout="coverage 1.0000"),
     _score(
         "partial-coverage",
         PREDS.splitlines()[0] + "\n",
         exit=0,
-        stdout=r"1 of 3 gold questions predicted \(coverage 0\.3333\)",
+        stdout=r"3 gold questions; 1 answered, 2 abstained, 0 unreadable \(coverage 0\.3333\)",
     ),
     _score(
         "logicbench",
@@ -324,7 +361,9 @@ CASES = [
         exit=0,
         stdout=r"always Unknown 0\.0000",
     ),
-    _score("fifty-thousand", BIG_PREDS, BIG_GOLD, exit=0, stdout=r"50000 of 50000"),
+    _score(
+        "fifty-thousand", BIG_PREDS, BIG_GOLD, exit=0, stdout=r"50,000 gold questions; 50,000 answ"
+    ),
     # ------------------------------------------------------------ check-trace
     Case(
         "trace-options-not-a-list",

@@ -187,7 +187,7 @@ def run_export(args: argparse.Namespace) -> int:
         if "axes" not in params or "grid" not in params["axes"]:
             raise UserError(f"{args.params}: has no axes.grid section")
         source = args.params
-        spec = GridSpec.from_params(params["axes"]["grid"])
+        spec = GridSpec.from_params(params["axes"]["grid"], source=args.params)
     started = time.perf_counter()
     questions = generate_grid(spec, seed=seed, split=args.split)
     write_out(out, grid_jsonl(questions))
@@ -214,9 +214,13 @@ the mixture analysis of the per-depth profile.
 
 SCORE_EPILOG = """\
 PREDICTIONS is JSON lines {"id": ..., "prediction": ...}: a letter ("A"), an option
-("A) True") or a label ("True", "false", "unknown": any case); null or a missing id is an
-abstention (coverage below 1 is reported, not an error). Unknown or duplicate ids, a label
-outside the grid's label set, or an empty file is an error.
+("A) True") or a label ("True", "false", "unknown": any case). Every question counts in
+every accuracy: null or a missing id is an abstention, a prediction outside the grid's
+label set is unreadable, and neither is correct; coverage (the share answered) stands
+beside every accuracy, with the accuracy on the answered questions, and unreadable
+predictions and records are counted and quoted. --strict refuses them instead (exit 2).
+Unknown or duplicate ids, or an empty file, are errors. The same policy holds in
+`nesybench score-nli`.
 
 Prints accuracy with a Wilson 95% interval per level of each axis (the degradation profile),
 the depth x distractors interaction table, the spread of accuracy across each axis's levels
@@ -284,8 +288,8 @@ def run_score(args: argparse.Namespace) -> int:
     seed = _int_option(args.seed, "seed", 0, 2**63 - 1)
     mix = _floats(args.mix, "mix") if args.mix is not None else None
     grid = read_grid(args.grid)
-    predictions = read_predictions(args.predictions, grid)
-    against = read_predictions(args.against, grid) if args.against else None
+    predictions = read_predictions(args.predictions, grid, strict=args.strict)
+    against = read_predictions(args.against, grid, strict=args.strict) if args.against else None
     result = score(grid, predictions, against=against, mix=mix, resamples=resamples, seed=seed)
     if args.json:
         print(dumps_json(result), end="")
@@ -296,10 +300,14 @@ def run_score(args: argparse.Namespace) -> int:
 
 def _print_score(r: dict) -> None:
     print(
-        f"n = {r['n']:,}   coverage = {r['coverage']:.4f}   accuracy = {r['accuracy']:.4f} "
-        f"[{r['accuracy_lo']:.4f}, {r['accuracy_hi']:.4f}]   on answered = "
+        f"n = {r['n']:,}   coverage = {r['coverage']:.4f} ({r['answered']:,} answered, "
+        f"{r['abstained']:,} abstained, {r['unreadable']:,} unreadable)   accuracy = "
+        f"{r['accuracy']:.4f} [{r['accuracy_lo']:.4f}, {r['accuracy_hi']:.4f}]   on answered = "
         f"{_fmt(r['accuracy_answered'])}"
     )
+    for key in ("unreadable_predictions", "skipped_predictions"):
+        for item in r.get(key, []):
+            print(f"  {key.replace('_', ' ')}: {item}")
     rows = [
         {
             "axis": axis,
@@ -313,7 +321,10 @@ def _print_score(r: dict) -> None:
         for axis, levels in r["per_axis"].items()
         for level, s in levels.items()
     ]
-    print("\ndegradation profile: accuracy per level of each axis (abstentions count as wrong)")
+    print(
+        "\ndegradation profile: accuracy per level of each axis (abstained and unreadable: "
+        "not correct)"
+    )
     print(format_table(pd.DataFrame(rows)))
     if r["interaction"] is not None:
         it = r["interaction"]
@@ -322,6 +333,11 @@ def _print_score(r: dict) -> None:
         grid.columns = [f"{it['columns']}={c}" for c in grid.columns]
         print(f"\ninteraction: accuracy per {it['rows']} (rows) x {it['columns']} (columns)")
         print(format_table(grid.reset_index()))
+        if any(row["coverage"] < 1 for row in it["table"]):
+            cover = table.pivot(index=it["rows"], columns=it["columns"], values="coverage")
+            cover.columns = [f"{it['columns']}={c}" for c in cover.columns]
+            print("coverage of those cells (share answered)")
+            print(format_table(cover.reset_index()))
         contrast = table.pivot(index=it["rows"], columns=it["columns"], values="contrast")
         contrast.columns = [f"{it['columns']}={c}" for c in contrast.columns]
         r0, c0 = table[it["rows"]].iloc[0], table[it["columns"]].iloc[0]
@@ -359,11 +375,10 @@ def _print_score(r: dict) -> None:
     mx = r["mixture"]
     if mx is not None:
         print("\nmixture: the aggregate is the per-depth profile weighted by the depth mix")
-        print(
-            format_table(
-                pd.DataFrame({"depth": mx["depths"], "n": mx["n"], "accuracy": mx["accuracy"]})
-            )
-        )
+        profile = {"depth": mx["depths"], "n": mx["n"], "accuracy": mx["accuracy"]}
+        if "coverage" in mx:
+            profile["coverage"] = mx["coverage"]
+        print(format_table(pd.DataFrame(profile)))
         print(
             f"aggregate under the grid's mix {mx['aggregate']:.4f}, uniform "
             f"{mx['aggregate_uniform']:.4f}, over all mixes "

@@ -420,7 +420,9 @@ def run_score_nli(args) -> int:
     from .score_nli import read_predictions, score_predictions
 
     bench = read_benchmark(args.gold, benchmark=args.benchmark)
-    preds = read_predictions(args.predictions, benchmark=args.benchmark)
+    preds = read_predictions(
+        args.predictions, benchmark=args.benchmark, gold=bench, strict=args.strict
+    )
     report = score_predictions(
         bench,
         preds,
@@ -434,20 +436,26 @@ def run_score_nli(args) -> int:
     return 0
 
 
+def _coverage_line(r: dict) -> str:
+    return (
+        f"{r['answered']:,} answered, {r['abstained']:,} abstained, {r['unreadable']:,} "
+        f"unreadable (coverage {r['coverage']:.4f})"
+    )
+
+
 def print_score_report(report: dict) -> None:
-    """The ``score-nli`` report as text: every accuracy printed beside its baselines."""
+    """The ``score-nli`` report as text: every accuracy beside its coverage and baselines."""
     import pandas as pd
 
     from ..console import format_table
 
     b = report["baselines"]
-    print(
-        f"{report['benchmark']}: {report['n']} of {report['n_gold']} gold questions predicted "
-        f"(coverage {report['coverage']:.4f})"
-    )
+    print(f"{report['benchmark']}: {report['n']:,} gold questions; {_coverage_line(report)}")
     print(
         f"accuracy {report['accuracy']:.4f}  [{report['accuracy_lo']:.4f}, "
-        f"{report['accuracy_hi']:.4f}] (Wilson 95%)   macro F1 {report['macro_f1']:.4f}"
+        f"{report['accuracy_hi']:.4f}] (Wilson 95%; no label = not correct), coverage "
+        f"{report['coverage']:.4f}, on answered {_fmt(report['accuracy_answered'])}   "
+        f"macro F1 {report['macro_f1']:.4f}"
     )
     line = (
         f"baselines: majority ({b['majority']['label']}) {b['majority']['accuracy']:.4f}, "
@@ -458,17 +466,26 @@ def print_score_report(report: dict) -> None:
     lo, hi = b["blind_guess_range"]
     print(line + f", blind-guess range [{lo:.4f}, {hi:.4f}]")
     rows = [
-        {"gold": g, "n": v["n"], "accuracy": v["accuracy"], **report["confusion"][g]}
+        {
+            "gold": g,
+            "n": v["n"],
+            "coverage": v["coverage"],
+            "accuracy": v["accuracy"],
+            "on answered": v["accuracy_answered"],
+            **report["confusion"][g],
+        }
         for g, v in report["per_label"].items()
     ]
-    print("\nper gold label (accuracy; confusion: predicted counts)")
+    print("\nper gold label (accuracy, coverage; confusion: predicted counts, none = no label)")
     print(format_table(pd.DataFrame(rows).astype(object).fillna("-")))
     if report.get("per_depth"):
         print(
             "\nper proof depth (reference labeler; None = no proof, e.g. Unknown; majority = "
             "the best blind guess at that depth)"
         )
-        df = pd.DataFrame(report["per_depth"])[["depth", "n", "accuracy", "lo", "hi", "majority"]]
+        df = pd.DataFrame(report["per_depth"])[
+            ["depth", "n", "coverage", "accuracy", "lo", "hi", "majority"]
+        ]
         df["depth"] = df["depth"].map(lambda d: "none" if d is None or pd.isna(d) else int(d))
         print(format_table(df))
         mix = report.get("mixture")
@@ -496,18 +513,23 @@ def print_score_report(report: dict) -> None:
             )
     if "per_axiom" in report:
         print(
-            f"\nyes accuracy {_fmt(report['yes_accuracy'])} ({report['n_yes']}), "
-            f"no accuracy {_fmt(report['no_accuracy'])} ({report['n_no']}), "
-            f"pair consistency {_fmt(report['pair_consistency'])} "
-            f"({report['n_samples']} samples)"
+            f"\nyes accuracy {_fmt(report['yes_accuracy'])} (coverage "
+            f"{_fmt(report['yes_coverage'])}, {report['n_yes']}), no accuracy "
+            f"{_fmt(report['no_accuracy'])} (coverage {_fmt(report['no_coverage'])}, "
+            f"{report['n_no']}), pair consistency {_fmt(report['pair_consistency'])} "
+            f"({report['n_samples']} samples, {report['n_samples_answered']} fully answered)"
         )
         for key in ("per_logic", "per_axiom"):
             rows = [{key[4:]: k, **v} for k, v in report[key].items()]
             print(f"\n{key.replace('_', ' ')}")
-            print(format_table(pd.DataFrame(rows)[[key[4:], "n", "accuracy", "lo", "hi"]]))
-    for key in ("skipped_gold", "skipped_predictions"):
+            print(
+                format_table(pd.DataFrame(rows)[[key[4:], "n", "coverage", "accuracy", "lo", "hi"]])
+            )
+    for key in ("unreadable_predictions", "skipped_predictions", "skipped_gold"):
         for item in report[key]:
             print(f"  {key.replace('_', ' ')}: {item}")
+    if report["unreadable"] > len(report["unreadable_predictions"]):
+        print(f"  ... {report['unreadable']:,} unreadable predictions in all")
 
 
 # ---------------------------------------------------------------- execute-programs

@@ -82,10 +82,12 @@ class Question:
 
 @dataclass(frozen=True)
 class Skip:
-    """A record that was not read: where it is and why."""
+    """A record that was not read: where it is, why, and its id when it has a readable one
+    (so a prediction for it can be told apart from a prediction for no question)."""
 
     where: str
     reason: str
+    id: str | None = None
 
     def __str__(self) -> str:
         return f"{self.where}: {self.reason}"
@@ -269,6 +271,17 @@ def _folio(record: Any, index: int) -> Question:
     )
 
 
+def _readable_id(record: Any, benchmark: str) -> str | None:
+    """The id of a record that could not be read, when it has one."""
+    if not isinstance(record, dict):
+        return None
+    keys = ("example_id", "id") if benchmark == "folio" else ("id",)
+    try:
+        return record_id(record, keys, -1) if any(k in record for k in keys) else None
+    except BadRecord:
+        return None
+
+
 def _read_flat(path: str | Path, benchmark: str) -> Benchmark:
     records = load_records(path, what=f"{benchmark} questions")
     questions: list[Question] = []
@@ -286,7 +299,7 @@ def _read_flat(path: str | Path, benchmark: str) -> Benchmark:
             if q.id in first_at:
                 raise BadRecord(f"duplicate id {q.id!r} (first at record {first_at[q.id]})")
         except BadRecord as exc:
-            skipped.append(Skip(where, str(exc)))
+            skipped.append(Skip(where, str(exc), _readable_id(record, benchmark)))
             continue
         first_at[q.id] = index
         questions.append(q)
@@ -364,7 +377,7 @@ def _read_logicbench(path: str | Path) -> Benchmark:
                     if qid in seen:
                         raise BadRecord(f"duplicate id {qid!r} (first at {seen[qid]})")
                 except BadRecord as exc:
-                    skipped.append(Skip(pwhere, str(exc)))
+                    skipped.append(Skip(pwhere, str(exc), f"{logic}/{axiom}/{sid}/{p_index}"))
                     continue
                 seen[qid] = pwhere
                 questions.append(
