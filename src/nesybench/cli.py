@@ -17,7 +17,7 @@ import importlib
 import sys
 
 from . import __version__
-from .errors import ClaimFailed, UserError, report_stop
+from .errors import ClaimFailed, UserError, one_line, report_stop
 
 # command -> (module whose register() adds it, one-line help).  A test checks that
 # each module registers exactly the commands listed for it here.
@@ -71,7 +71,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse that reports usage errors in the project's one-line form, exit 2."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"error: {self.prog}: {message}\n")
+        self.exit(2, f"error: {one_line(f'{self.prog}: {message}')}\n")
 
 
 def _top_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:

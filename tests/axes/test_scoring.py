@@ -272,7 +272,7 @@ def test_grid_from_records_rejects_bad_records(record, message):
 
 def test_grid_from_records_rejects_duplicates_mixed_axes_and_emptiness():
     a = {"id": "a", "options": ["A) True", "B) False"], "answer": "A", "cell": {"depth": 0}}
-    with pytest.raises(InputError, match=r"line 2: duplicate id 'a' \(first on line 1\)"):
+    with pytest.raises(InputError, match=r'line 2: duplicate id "a" \(first on line 1\)'):
         grid_from_records([(1, a), (2, a)], source="g")
     b = {**a, "id": "b", "cell": {"hops": 0}}
     with pytest.raises(InputError, match="must name the same axes"):

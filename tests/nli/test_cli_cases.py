@@ -5,8 +5,9 @@ file is a counted, reported skip (exit 0).
 """
 
 import json
+import resource
 
-from tests.cli_cases import Case, parametrize, run_case
+from tests.cli_cases import Case, out_rule_cases, parametrize, run_case
 
 PREFIX = "Based on the above information, is the following statement true, false, or unknown? "
 CONTEXT = "The cat chases the dog. If something chases the dog then it is red."
@@ -585,6 +586,137 @@ CASES += [
         ["execute-programs", "p.json"],
         files={"p.json": "[" * 100_000 + "]" * 100_000},
         err="nested too deeply",
+    ),
+]
+
+
+# ---------------------------------------------------------------- writes and bounded reads
+# (issue 22, sections 1 to 3): the --out rules on every nli command that writes one, inputs
+# read with a bound, echoed values cut, the one error line when a write fails.
+PROGRAMS_FILE = json.dumps([prog_rec(0), prog_rec(1)])
+
+
+def _lines(path, n):
+    assert path.read_text().count("\n") == n, f"{path}: expected {n} lines"
+
+
+HUGE_ID = "x" * 2_000_000
+MANY = json.dumps(
+    [
+        pw(i, "ABC"[i % 3], ["The cat is red.", "The dog is red.", "The cat is not red."][i % 3])
+        for i in range(40)
+    ]
+)
+CASES += [
+    *out_rule_cases(
+        "trace",
+        ["check-trace", "t.json", "--out", "OUT"],
+        {"t.json": json.dumps([TRACE])},
+        inputs=["t.json"],
+    ),
+    *out_rule_cases(
+        "label",
+        ["label", "in.json", "--benchmark", "proofwriter", "--out", "OUT"],
+        {"in.json": GOLD},
+        inputs=["in.json"],
+    ),
+    *out_rule_cases(
+        "programs",
+        ["execute-programs", "p.json", "--out", "OUT"],
+        {"p.json": PROGRAMS_FILE},
+        inputs=["p.json"],
+    ),
+    Case(
+        "label-dev-zero-is-read-with-a-bound",
+        ["label", "/dev/zero", "--benchmark", "proofwriter"],
+        err=r"/dev/zero: larger than 256 MiB, the limit on an input file read into memory; "
+        r"set NESYBENCH_MAX_INPUT_MB",
+    ),
+    Case(
+        "score-dev-zero-predictions",
+        ["score-nli", "/dev/zero", "--benchmark", "proofwriter", "--gold", "g.json"],
+        files={"g.json": GOLD},
+        err=r"/dev/zero: larger than 256 MiB",
+    ),
+    Case("trace-dev-zero", ["check-trace", "/dev/zero"], err=r"/dev/zero: larger than 256 MiB"),
+    Case(
+        "programs-dev-zero",
+        ["execute-programs", "/dev/zero"],
+        err=r"/dev/zero: larger than 256 MiB",
+    ),
+    Case(
+        "label-input-limit-from-the-environment",
+        ["label", "in.json", "--benchmark", "proofwriter"],
+        files={"in.json": BIG_GOLD},
+        env={"NESYBENCH_MAX_INPUT_MB": "1"},
+        err=r"in.json: larger than 1 MiB, the limit .*set NESYBENCH_MAX_INPUT_MB",
+    ),
+    Case(
+        "label-input-limit-bad-value",
+        ["label", "in.json", "--benchmark", "proofwriter"],
+        files={"in.json": GOLD},
+        env={"NESYBENCH_MAX_INPUT_MB": "lots"},
+        err=r"NESYBENCH_MAX_INPUT_MB must be a whole number of MiB >= 1, got 'lots'",
+    ),
+    Case(
+        "label-jsonl-first-line-a-json-array",
+        ["label", "in.jsonl", "--benchmark", "proofwriter"],
+        files={"in.jsonl": "[1, 2]\n" + json.dumps(pw(0)) + "\n"},
+        exit=0,
+        stdout=r"skipped record 0: record must be a JSON object, got list",
+    ),
+    _score(
+        "huge-unknown-id-is-cut",
+        PREDS + json.dumps({"id": HUGE_ID, "prediction": "True"}) + "\n",
+        err=r"not among the gold questions of gold.json: \"x{50,60}\.\.\.$",
+    ),
+    _score(
+        "huge-duplicate-id-is-cut",
+        json.dumps({"id": HUGE_ID, "prediction": "True"}) * 1
+        + "\n"
+        + json.dumps({"id": HUGE_ID, "prediction": "True"})
+        + "\n",
+        err=r"line 2: duplicate id \"x{50,60}\.\.\. \(first at line 1\)",
+    ),
+    Case(
+        "label-out-under-a-file-says-so",
+        ["label", "in.json", "--benchmark", "proofwriter", "--out", "in.json/v.jsonl"],
+        files={"in.json": GOLD},
+        err=r"--out in.json/v.jsonl: in.json is a file, not a folder, so in.json/v.jsonl "
+        r"cannot be made",
+    ),
+    Case(
+        "label-out-in-missing-folders-is-made",
+        ["label", "in.json", "--benchmark", "proofwriter", "--out", "a/b/v.jsonl"],
+        files={"in.json": GOLD},
+        exit=0,
+        check=lambda tmp: _lines(tmp / "a" / "b" / "v.jsonl", 3),
+    ),
+    Case(
+        "label-format-is-an-alias-of-benchmark",
+        ["label", "in.json", "--format", "proofwriter"],
+        files={"in.json": GOLD},
+        exit=0,
+        stdout=r"agreement with gold: 3/3",
+    ),
+    Case(
+        "programs-dataset-is-an-alias-of-benchmark",
+        ["execute-programs", "p.json", "--dataset", "proofwriter"],
+        files={"p.json": PROGRAMS_FILE},
+        exit=0,
+        stdout=r"2 programs",
+    ),
+    # a write that fails on a file-size limit: the error is the only line on stderr (no
+    # progress lines before it), in the real entry point of a child process
+    Case(
+        "label-write-fails-on-a-file-size-limit-one-line",
+        ["label", "in.json", "--benchmark", "proofwriter", "--out", "v.jsonl"],
+        files={"in.json": MANY},
+        subprocess=True,
+        rlimits={resource.RLIMIT_FSIZE: 2000},
+        err=r"^error: --out v.jsonl: could not be written \(File too large\)$",
+        out="v.jsonl",
+        timeout=120,
     ),
 ]
 

@@ -144,7 +144,7 @@ def grid_from_records(records: Sequence[tuple[int, object]], *, source: str) -> 
         if not isinstance(qid, str) or not qid:
             raise InputError(f"{where}: 'id' must be a non-empty string, got {_plain(qid)}")
         if qid in seen:
-            raise InputError(f"{where}: duplicate id {qid!r} (first on line {seen[qid]})")
+            raise InputError(f"{where}: duplicate id {_plain(qid)} (first on line {seen[qid]})")
         seen[qid] = lineno
         opts = _parse_options(record["options"], where)
         answer = record["answer"]

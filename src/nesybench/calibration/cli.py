@@ -16,8 +16,11 @@ and, for ``calibrate``, ``split`` (string: ``cal`` rows fit the calibrator,
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import re
+import sys
+import warnings
 
 from ..cli_args import (
     add_bins,
@@ -298,6 +301,40 @@ def _write_out(out: str, table, params: dict) -> None:
     write_out(out, _out_bytes(out, table, params))
 
 
+# ---------------------------------------------------------------- numeric trouble, said once
+@contextlib.contextmanager
+def _numeric_notes(path: str):
+    """Run a fit with numpy/scipy/scikit-learn warnings caught: their multi-line reports
+    become one ``note:`` line on stderr after the result (scores near the float range
+    overflow; a solver that cannot move says so), never raw warnings."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    if caught:
+        kinds = list(dict.fromkeys(" ".join(str(w.message).split())[:80] for w in caught))
+        shown = "; ".join(kinds[:3]) + ("; ..." if len(kinds) > 3 else "")
+        print(
+            f"note: {path}: the numerical libraries warned {len(caught)} time(s) ({shown}); "
+            "scores this large or this separated are beyond float precision: rescale them",
+            file=sys.stderr,
+        )
+
+
+def _bracket_note(calibrator) -> dict | None:
+    """The temperature search's bracket when tau ended at (or flat up to) one of its bounds."""
+    fit = getattr(calibrator, "fit_", None)
+    if fit is None or not hasattr(fit, "at_bracket_edge") or not fit.at_bracket_edge:
+        return None
+    edge = "upper" if fit.tau >= (fit.lo + fit.hi) / 2 else "lower"
+    return {
+        "bracket": [fit.lo, fit.hi],
+        "bound": edge,
+        "note": f"tau = {fit.tau:.6g} is at the {edge} bound of its search bracket "
+        f"[{fit.lo:g}, {fit.hi:g}]: the NLL does not rise before the bound, so the best "
+        "temperature may lie beyond it",
+    }
+
+
 # ---------------------------------------------------------------- output
 def _bins_json(table) -> list[dict]:
     return [
@@ -384,8 +421,10 @@ def run_calibrate(args) -> int:
     is_cal = (df["split"] == "cal").to_numpy()
     ev = ~is_cal
     opts = dict(n_bins=args.bins, right_closed=args.bins_right_closed, strategy=args.strategy)
-    before = audit(y[ev], sigmoid(s[ev]), logits=s[ev], **opts)
-    rep = repair(args.method, s, y, is_cal, **opts)
+    with _numeric_notes(args.scores):
+        before = audit(y[ev], sigmoid(s[ev]), logits=s[ev], **opts)
+        rep = repair(args.method, s, y, is_cal, **opts)
+    bracket = _bracket_note(rep.calibrator)
     if args.out:
         _write_out(
             args.out,
@@ -406,6 +445,7 @@ def run_calibrate(args) -> int:
         }
         if args.method == "temperature":
             payload["tau"] = rep.params["tau"]
+            payload["tau_at_bracket_bound"] = bracket
         print(dumps_json(payload), end="")
         return 0
     import json
@@ -414,6 +454,8 @@ def run_calibrate(args) -> int:
     _print_audit(f"AFTER ({args.method}, {json.dumps(rep.params)}) on the eval split", rep.after)
     held = ", ".join(f"{k}={'kept' if v else 'CHANGED'}" for k, v in rep.invariance.items())
     print(f"\n  invariances over all rows: {held}")
+    if bracket:
+        print(f"  note: {bracket['note']}")
     return 0
 
 
@@ -429,7 +471,9 @@ def _calibrate_multiclass(args, df, logits) -> int:
     except InputError as exc:
         raise UserError(f"{args.scores}: {exc}") from None
     opts = dict(n_bins=args.bins, right_closed=args.bins_right_closed, strategy=args.strategy)
-    rep = calibrate_multiclass(logits, y, is_cal, method=args.method, reg=args.reg, **opts)
+    with _numeric_notes(args.scores):
+        rep = calibrate_multiclass(logits, y, is_cal, method=args.method, reg=args.reg, **opts)
+    bracket = _bracket_note(rep.calibrator)
     if args.out:
         probs = [list(map(float, row)) for row in rep.probs_after]
         hashed = {"method": args.method, **opts}
@@ -451,6 +495,7 @@ def _calibrate_multiclass(args, df, logits) -> int:
         }
         if args.method == "temperature":
             payload["tau"] = rep.params["tau"]
+            payload["tau_at_bracket_bound"] = bracket
         print(dumps_json(payload), end="")
         return 0
     from ..console import format_table
@@ -464,6 +509,8 @@ def _calibrate_multiclass(args, df, logits) -> int:
     print(f"  parameters: {_params_text(rep.params)}")
     held = ", ".join(f"{k}={'kept' if v else 'CHANGED'}" for k, v in rep.invariance.items())
     print(f"  invariances over all rows: {held}")
+    if bracket:
+        print(f"  note: {bracket['note']}")
     return 0
 
 
@@ -491,7 +538,8 @@ def run_reliability(args) -> int:
 
     s = df["score"].to_numpy(dtype=float)
     y = df["label"].to_numpy().astype(int)
-    result = audit(y, sigmoid(s), logits=s, **opts)
+    with _numeric_notes(args.scores):
+        result = audit(y, sigmoid(s), logits=s, **opts)
     if args.json:
         from ..io import dumps_json
 
@@ -505,9 +553,10 @@ def _reliability_multiclass(args, df, logits, opts) -> int:
     from ..metrics.multiclass import multiclass_reliability, multiclass_summary, softmax
 
     y = df["label"].to_numpy()
-    p = softmax(logits)
-    summary = multiclass_summary(y, p, logits=logits, **opts)
-    top = _top_bins(multiclass_reliability(y, p, **opts))
+    with _numeric_notes(args.scores):
+        p = softmax(logits)
+        summary = multiclass_summary(y, p, logits=logits, **opts)
+        top = _top_bins(multiclass_reliability(y, p, **opts))
     if args.json:
         from ..io import dumps_json
 
