@@ -152,9 +152,23 @@ def _cell_ok(col: Column, value: object) -> bool:
     return True
 
 
+def _is_number_text(value: str) -> bool:
+    try:
+        float(value)
+    except ValueError:
+        return False
+    return True
+
+
 def _first_bad_row(col: Column, series: pd.Series) -> int | None:
     """Index of the first row whose cell is null (when not allowed) or not of the column's form."""
-    for i, value in enumerate(series.tolist()):
+    values = series.tolist()
+    if col.kind in ("int", "float") and any(isinstance(v, str) for v in values):
+        # One word in a CSV column makes the whole column text: name that cell, not row 0.
+        for i, value in enumerate(values):
+            if isinstance(value, str) and not _is_number_text(value):
+                return i
+    for i, value in enumerate(values):
         if _is_null(value) and not (
             col.kind == "float_list" and isinstance(value, (list, np.ndarray))
         ):

@@ -9,7 +9,7 @@ from pathlib import Path
 import yaml
 
 from nesybench.axes.grid import GridSpec, generate_grid, grid_jsonl
-from tests.cli_cases import Case, parametrize, run_case
+from tests.cli_cases import Case, out_rule_cases, parametrize, run_case
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMAS = {
@@ -497,6 +497,139 @@ MIXTURE_CASES = [
 ]
 
 
-@parametrize(EXPORT_CASES + SCORE_CASES + MIXTURE_CASES)
+# ---------------------------------------------------------------- writes, bounds, grid checks
+def _renamed(files: dict, name: str) -> dict:
+    """The params files of :func:`_params` with params.yaml under another name."""
+    out = dict(files)
+    out[name] = out.pop("params.yaml")
+    return out
+
+
+LAUGHS = "".join(
+    f"{b}: &{b} [{', '.join([f'*{a}'] * 9) if a else ', '.join(['lol'] * 9)}]\n"
+    for a, b in zip(["", *"abcdefgh"], "abcdefghi")
+)
+HUGE_ID = "q" * 2_000_000
+
+
+def _cell(i: int, **change) -> str:
+    records = [dict(r) for r in GRID_RECORDS]
+    records[i] = {**records[i], "cell": {**records[i]["cell"], **change}}
+    return _jsonl(records)
+
+
+IO_CASES = [
+    *out_rule_cases(
+        "export",
+        ["axes-export", "--params", "params.yaml", "--out", "OUT"],
+        _params(_tiny),
+        inputs=["params.yaml"],
+    ),
+    Case(
+        "export-params-billion-laughs",
+        ["axes-export", "--out", "g.jsonl", "--params", "laughs.yaml"],
+        err=r"laughs.yaml: aliases would expand the document to [\d,]+ nodes from 28 written",
+        files={**SCHEMAS, "laughs.yaml": LAUGHS},
+        out="g.jsonl",
+        timeout=20,
+    ),
+    Case(
+        "export-params-alias-into-itself",
+        ["axes-export", "--out", "g.jsonl", "--params", "p.yaml"],
+        err=r"p.yaml: an alias refers to the node that contains it",
+        files={**SCHEMAS, "p.yaml": "a: &a [1, *a]\n"},
+        out="g.jsonl",
+    ),
+    Case(
+        "export-params-dev-zero",
+        ["axes-export", "--out", "g.jsonl", "--params", "/dev/zero"],
+        err=r"/dev/zero: larger than 256 MiB",
+        out="g.jsonl",
+    ),
+    Case(
+        "export-size-refusal-names-the-file-given",
+        ["axes-export", "--out", "g.jsonl", "--params", "mine.yaml"],
+        err=r"^error: mine.yaml: axes.grid.per_cell: the grid would hold [\d,]+ questions .*the "
+        r"limit is 1,000,000",
+        files=_renamed(_params(_set(["grid", "per_cell"], 100_000)), "mine.yaml"),
+        out="g.jsonl",
+    ),
+    Case(
+        "score-grid-dev-zero",
+        ["axes-score", "p.jsonl", "--grid", "/dev/zero"],
+        files={"p.jsonl": GOLD},
+        err=r"/dev/zero: larger than 256 MiB",
+    ),
+    Case(
+        "score-grid-depth-a-word",
+        SCORE,
+        files={"g.jsonl": _cell(3, depth="deep"), "p.jsonl": GOLD},
+        err=r"g.jsonl: line 4: cell.depth must be one of the grid's depth levels, integers in "
+        r"\[0, 20\], got \"deep\"",
+    ),
+    Case(
+        "score-grid-depth-1e308",
+        SCORE,
+        files={"g.jsonl": _cell(0, depth=1e308), "p.jsonl": GOLD},
+        err=r"line 1: cell.depth must be one of the grid's depth levels, integers in \[0, 20\], "
+        r"got 1e\+308",
+    ),
+    Case(
+        "score-grid-order-unknown",
+        SCORE,
+        files={"g.jsonl": _cell(5, order="sorted"), "p.jsonl": GOLD},
+        err=r"line 6: cell.order must be one of the grid's order levels, one of canonical, "
+        r"shuffled",
+    ),
+    Case(
+        "score-grid-own-axis-mixed-kinds",
+        SCORE,
+        files={
+            "g.jsonl": _jsonl(
+                {**r, "cell": {**r["cell"], "topic": "a" if i else 1}}
+                for i, r in enumerate(GRID_RECORDS)
+            ),
+            "p.jsonl": GOLD,
+        },
+        err=r"line 2: cell.topic must be a number like on line 1 \(one axis, one kind of level\)",
+    ),
+    Case(
+        "score-grid-own-axis-is-scored",
+        SCORE,
+        files={
+            "g.jsonl": _jsonl(
+                {**r, "cell": {**r["cell"], "topic": "ab"[i % 2]}}
+                for i, r in enumerate(GRID_RECORDS)
+            ),
+            "p.jsonl": GOLD,
+        },
+        exit=0,
+        stdout=r"topic +a +48",
+    ),
+    Case(
+        "score-huge-unknown-id-is-cut",
+        SCORE,
+        files={"g.jsonl": GRID, "p.jsonl": GOLD + _jsonl([{"id": HUGE_ID, "prediction": "A"}])},
+        err=r"not among the questions of the grid g.jsonl: \"q{50,60}\.\.\.$",
+    ),
+    Case(
+        "score-grid-huge-duplicate-id-is-cut",
+        SCORE,
+        files={
+            "g.jsonl": _jsonl([{**GRID_RECORDS[0], "id": HUGE_ID}] * 2),
+            "p.jsonl": GOLD,
+        },
+        err=r"line 2: duplicate id \"q{50,60}\.\.\. \(first on line 1\)$",
+    ),
+    Case(
+        "score-grid-first-line-a-json-array",
+        SCORE,
+        files={"g.jsonl": "[1, 2]\n" + GRID, "p.jsonl": GOLD},
+        err=r"g.jsonl: line 1: expected a JSON object, got \[1, 2\]",
+    ),
+]
+
+
+@parametrize(EXPORT_CASES + SCORE_CASES + MIXTURE_CASES + IO_CASES)
 def test_axes_cli_case(case, tmp_path):
     run_case(case, tmp_path)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from tests.cli_cases import Case, parametrize, run_case
+from tests.cli_cases import Case, out_rule_cases, parametrize, run_case
 
 SUM2 = ["count", "--knowledge", "sum", "--domains", "10,10"]
 XOR2 = ["count", "--knowledge", "xor", "--k", "2"]
@@ -595,6 +595,29 @@ CASES = [
         [*PLAN, "--support-frac", "1", "--budget", "2"],
         exit=0,
         stdout=r"pick 1: 0:1 .*N_opt = 1",
+    ),
+]
+
+
+# the write rules on --dimacs (count's one output file), and its input read with a bound
+CASES += [
+    *out_rule_cases(
+        "dimacs",
+        [*XOR2, "--support-file", "s.csv", "--dimacs", "OUT"],
+        {"s.csv": "c1,c2\n0,0\n0,1\n"},
+        inputs=["s.csv"],
+        flag="--dimacs",
+    ),
+    Case(
+        "dimacs-under-a-file-says-so",
+        [*XOR2, "--support", "00", "--dimacs", "f.txt/out.cnf"],
+        files={"f.txt": "x"},
+        err=r"--dimacs f.txt/out.cnf: f.txt is a file, not a folder",
+    ),
+    Case(
+        "support-file-dev-zero",
+        [*XOR2, "--support-file", "/dev/zero"],
+        err=r"/dev/zero: larger than 256 MiB",
     ),
 ]
 

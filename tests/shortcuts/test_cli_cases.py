@@ -437,6 +437,17 @@ SCORE_CONCEPTS_CASES = [
 ]
 
 
+SCORE_CONCEPTS_CASES += [
+    Case("sc-dev-zero", ["score-concepts", "/dev/zero"], err=r"/dev/zero: larger than 256 MiB"),
+    Case(
+        "sc-labels-dev-zero",
+        [*SC, "--labels", "/dev/zero"],
+        files=cfile(),
+        err=r"/dev/zero: larger than 256 MiB",
+    ),
+]
+
+
 @parametrize(SCORE_CONCEPTS_CASES)
 def test_score_concepts_cli_case(case, tmp_path):
     run_case(case, tmp_path)
