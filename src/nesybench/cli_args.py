@@ -23,13 +23,14 @@ from __future__ import annotations
 import argparse
 import os
 import stat
-import tempfile
 import textwrap
 from collections.abc import Iterable
 from pathlib import Path
 
 from .errors import InputError, UserError
-from .io import atomic_write, blocking_file, write_target
+
+# nesybench.io (json, tempfile) loads inside check_out / write_out: building a parser for
+# --help needs none of it.
 
 #: what every --out help says about the write (the module docstring spells it out)
 OUT_RULES = (
@@ -53,6 +54,8 @@ def add_out(
 
 def _same_file(a: Path, b: str | os.PathLike) -> bool:
     """Whether ``a`` (a real path) and the input ``b`` are one file: real paths, then inodes."""
+    from .io import write_target
+
     if a == write_target(b):
         return True
     try:
@@ -74,6 +77,10 @@ def check_out(
     """
     if path is None:
         return
+    import tempfile
+
+    from .io import blocking_file, write_target
+
     target = write_target(path)
     for source in inputs:
         if source is not None and _same_file(target, source):
@@ -110,6 +117,8 @@ def check_out(
 
 def write_out(path: str | os.PathLike, data: bytes | str, *, flag: str = "--out") -> None:
     """Write an output file through the one write boundary; a failure names ``flag``."""
+    from .io import atomic_write
+
     payload = data.encode("utf-8") if isinstance(data, str) else data
     try:
         atomic_write(path, payload)

@@ -194,7 +194,7 @@ def _too_large(path: object, limit: int) -> InputError:
     )
 
 
-def read_input(path: str | os.PathLike, *, what: str = "file") -> bytes:
+def read_input(path: str | os.PathLike, *, what: str = "file") -> bytes | bytearray:
     """The bytes of a user's input file, read with a bound (:func:`max_input_bytes`).
 
     A regular file over the limit is refused before it is read; a stream (``/dev/zero``,
@@ -210,15 +210,14 @@ def read_input(path: str | os.PathLike, *, what: str = "file") -> bytes:
                 if st.st_size > limit:
                     raise _too_large(path, limit)
                 data = handle.read(limit + 1)
-            else:
-                chunks, total = [], 0
-                while total <= limit:
-                    chunk = handle.read(min(_CHUNK, limit + 1 - total))
+            else:  # a stream: read in chunks into one buffer, never past the limit
+                buffer = bytearray()
+                while len(buffer) <= limit:
+                    chunk = handle.read(min(_CHUNK, limit + 1 - len(buffer)))
                     if not chunk:
                         break
-                    chunks.append(chunk)
-                    total += len(chunk)
-                data = b"".join(chunks)
+                    buffer += chunk
+                data = buffer
     except FileNotFoundError:
         raise InputError(f"{path}: {what} not found") from None
     except IsADirectoryError:

@@ -591,7 +591,7 @@ CASES += [
 
 
 # ---------------------------------------------------------------- writes and bounded reads
-# (issue 22, sections 1 to 3): the --out rules on every nli command that writes one, inputs
+# the --out rules on every nli command that writes one, inputs
 # read with a bound, echoed values cut, the one error line when a write fails.
 PROGRAMS_FILE = json.dumps([prog_rec(0), prog_rec(1)])
 
