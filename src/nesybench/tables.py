@@ -163,9 +163,23 @@ def _cell_ok(col: Column, value: object) -> bool:
     return True
 
 
+def _is_number_text(value: str) -> bool:
+    try:
+        float(value)
+    except ValueError:
+        return False
+    return True
+
+
 def _first_bad_row(col: Column, series: pd.Series) -> int | None:
     """Index of the first row whose cell is null (when not allowed) or not of the column's form."""
-    for i, value in enumerate(series.tolist()):
+    values = series.tolist()
+    if col.kind in ("int", "float") and any(isinstance(v, str) for v in values):
+        # One word in a CSV column makes the whole column text: name that cell, not row 0.
+        for i, value in enumerate(values):
+            if isinstance(value, str) and not _is_number_text(value):
+                return i
+    for i, value in enumerate(values):
         if _is_null(value) and not (
             col.kind == "float_list" and isinstance(value, (list, np.ndarray))
         ):
@@ -237,15 +251,20 @@ def validate_table(df: pd.DataFrame, schema: TableSchema, *, source: str) -> pd.
 
 
 def load_frame(path: str | os.PathLike) -> pd.DataFrame:
-    """A user's Parquet or CSV file as a DataFrame (by suffix; Parquet when unsure)."""
+    """A user's Parquet or CSV file as a DataFrame (by suffix; Parquet when unsure).
+
+    Read under the input bound of :func:`nesybench.io.read_input`, so ``/dev/zero`` or an
+    endless FIFO is refused in one line instead of filling memory.
+    """
+    import io
+
+    from .io import read_input, read_parquet
+
     path = Path(path)
-    if path.is_dir():
-        raise InputError(f"{path}: is a directory, expected a Parquet or CSV file")
-    if not path.exists():
-        raise InputError(f"{path}: file not found")
     if path.suffix.lower() in (".csv", ".tsv"):
+        data = read_input(path)
         try:
-            return pd.read_csv(path, sep="\t" if path.suffix.lower() == ".tsv" else ",")
+            return pd.read_csv(io.BytesIO(data), sep="\t" if path.suffix.lower() == ".tsv" else ",")
         except (
             pd.errors.ParserError,
             pd.errors.EmptyDataError,
@@ -255,9 +274,9 @@ def load_frame(path: str | os.PathLike) -> pd.DataFrame:
             raise InputError(
                 f"{path}: not a readable CSV file ({' '.join(str(exc).split())[:120]})"
             ) from None
-    from .io import read_parquet
-
-    return read_parquet(path)
+        except MemoryError:
+            raise InputError(f"{path}: too large to load into memory as a table") from None
+    return read_parquet(path, bounded=True)
 
 
 def read_table(

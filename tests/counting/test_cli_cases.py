@@ -11,7 +11,7 @@ import sys
 import pandas as pd
 import pytest
 
-from tests.cli_cases import Case, parametrize, run_case
+from tests.cli_cases import Case, out_rule_cases, parametrize, run_case
 
 SUM2 = ["count", "--knowledge", "sum", "--domains", "10,10"]
 XOR2 = ["count", "--knowledge", "xor", "--k", "2"]
@@ -605,6 +605,29 @@ CASES = [
 ]
 
 
+# the write rules on --dimacs (count's one output file), and its input read with a bound
+CASES += [
+    *out_rule_cases(
+        "dimacs",
+        [*XOR2, "--support-file", "s.csv", "--dimacs", "OUT"],
+        {"s.csv": "c1,c2\n0,0\n0,1\n"},
+        inputs=["s.csv"],
+        flag="--dimacs",
+    ),
+    Case(
+        "dimacs-under-a-file-says-so",
+        [*XOR2, "--support", "00", "--dimacs", "f.txt/out.cnf"],
+        files={"f.txt": "x"},
+        err=r"--dimacs f.txt/out.cnf: f.txt is a file, not a folder",
+    ),
+    Case(
+        "support-file-dev-zero",
+        [*XOR2, "--support-file", "/dev/zero"],
+        err=r"/dev/zero: larger than 256 MiB",
+    ),
+]
+
+
 @parametrize(CASES)
 def test_count_cli_case(case, tmp_path):
     run_case(case, tmp_path)
@@ -614,9 +637,9 @@ def test_case_table_is_large():
     assert len(CASES) >= 100
 
 
-# ---- the memory and time bombs of the hostile-input probe: each answers or refuses (with the estimate and the
-# option that lifts it) under a 3 GiB address-space limit, as `prlimit --as` sets it, in a
-# process of its own (the limit and a hang must not reach the test runner).
+# ---- the memory and time bombs of the hostile-input probe: each answers or refuses (with the
+# estimate and the option that lifts it) under a 3 GiB address-space limit, as `prlimit --as`
+# sets it, in a process of its own (the limit and a hang must not reach the test runner).
 
 AS_LIMIT = 3 * 2**30
 SUM6 = ["--knowledge", "sum", "--domains", "10,10,10,10,10,10"]

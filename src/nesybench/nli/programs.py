@@ -175,8 +175,8 @@ def _check_datasets(path, records: list, dataset: str) -> None:
     if dataset != "auto" and seen and dataset not in seen:
         found = next(iter(seen))
         raise UserError(
-            f"{path}: --dataset {dataset}, but the records are {found} ({seen[found]} of "
-            f"{len(objects)} by id prefix or program format); pass --dataset {found} or auto"
+            f"{path}: --benchmark {dataset}, but the records are {found} ({seen[found]} of "
+            f"{len(objects)} by id prefix or program format); pass --benchmark {found} or auto"
         )
 
 
