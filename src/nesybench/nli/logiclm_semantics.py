@@ -32,8 +32,8 @@ Rule language (ProofWriter, PrOntoQA; the Pyke path)
    rejects an empty rule file (an *execution error*).
 7. **Forward chaining** to the fixpoint; the truth value is just the last
    argument, so ``P(a, False)`` is an explicit negative fact.  A rule whose
-   conclusions use a variable its conditions do not bind (``Cold(Gary, True)
-   >>> Smart($x, True)``) is compiled, but the moment its conditions hold
+   conclusions use a variable its conditions do not bind
+   (``Cold(Gary, True) >>> Smart($x, True)``) is compiled, but the moment its conditions hold
    Pyke raises ``KeyError('$x not bound')`` and the whole program is an
    *execution error*; while its conditions never hold the program runs and the
    rule derives nothing.
