@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .canonical import canonical_frame, canonical_value
 from .errors import UserError
 
 if TYPE_CHECKING:
@@ -182,8 +183,11 @@ def dumps_json(obj: Any) -> str:
 
 
 def metrics_bytes(metrics: Mapping[str, Any]) -> bytes:
-    """Metrics as flat JSON with sorted dotted keys (``dvc metrics diff`` reads it)."""
-    flat = {k: _json_value(v) for k, v in flatten(metrics).items()}
+    """Metrics as flat JSON with sorted dotted keys (``dvc metrics diff`` reads it).
+
+    Floats in canonical form (nesybench.canonical: 10 significant digits, no ``-0.0``).
+    """
+    flat = {k: canonical_value(_json_value(v)) for k, v in flatten(metrics).items()}
     for k, v in flat.items():
         if not (v is None or isinstance(v, (bool, int, float, str))):
             raise TypeError(f"metric {k!r} is not a scalar: {type(v).__name__}")
@@ -206,8 +210,12 @@ def read_json(path: str | os.PathLike) -> Any:
 
 
 def csv_bytes(df: pd.DataFrame, *, float_format: str = "%.10g") -> bytes:
-    """Plot data as CSV bytes (no index, fixed float format, ``\\n`` line ends)."""
-    return df.to_csv(index=False, float_format=float_format, lineterminator="\n").encode("utf-8")
+    """Plot data as CSV bytes (no index, canonical floats, ``float_format``, ``\\n`` line ends)."""
+    return (
+        canonical_frame(df)
+        .to_csv(index=False, float_format=float_format, lineterminator="\n")
+        .encode("utf-8")
+    )
 
 
 def write_csv(path: str | os.PathLike, df: pd.DataFrame, *, float_format: str = "%.10g") -> Path:
