@@ -5,7 +5,9 @@ temporary folder, under a wall-clock alarm, and checks what a user must see:
 
 * the exit status (2 for bad input, 0 or 1 otherwise, as the case says);
 * no traceback: an exception escaping ``main`` fails the case;
-* no hang: a case running past ``timeout`` seconds fails;
+* no hang: a case using more than ``timeout`` CPU-seconds (or ten times that in wall time,
+  for a case blocked without computing) fails as a hang; CPU time does not grow with the
+  machine's load, so the guard can sit close to what a refusal should cost;
 * for exit 2, exactly one ``error: ...`` line on stderr (and the case's regex, if any);
 * nothing half-written: with ``out`` set, that path must not exist after a failure.
 
@@ -40,12 +42,15 @@ class Case:
     err: str | None = None  # regex the error line must match (search)
     files: dict[str, bytes | str | Callable[[Path], None]] = field(default_factory=dict)
     out: str | None = None  # a path (relative) that must not exist after a failing run
-    timeout: float = 60.0
+    timeout: float = 60.0  # CPU-seconds before the case counts as a hang
     stdout: str | None = None  # regex stdout must match (search), for exit-0 cases
 
 
 class _Timeout(Exception):
     pass
+
+
+WALL_FACTOR = 10  # the wall-time guard, for a case that blocks instead of computing
 
 
 def _alarm(signum, frame):
@@ -65,8 +70,9 @@ def run_case(case: Case, tmp_path: Path) -> None:
     argv = [a.replace("{tmp}", str(tmp_path)) for a in case.argv]
     out, err = io.StringIO(), io.StringIO()
     cwd = os.getcwd()
-    previous = signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, case.timeout)
+    previous = {sig: signal.signal(sig, _alarm) for sig in (signal.SIGPROF, signal.SIGALRM)}
+    signal.setitimer(signal.ITIMER_PROF, case.timeout)  # CPU time of this process
+    signal.setitimer(signal.ITIMER_REAL, case.timeout * WALL_FACTOR)
     code: int | None = None
     try:
         os.chdir(tmp_path)
@@ -76,10 +82,15 @@ def run_case(case: Case, tmp_path: Path) -> None:
             except SystemExit as exc:  # argparse usage errors and --help
                 code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     except _Timeout:
-        pytest.fail(f"{case.id}: still running after {case.timeout:g} s (argv {argv})")
+        pytest.fail(
+            f"hang: {case.id} still running after {case.timeout:g} CPU-s or "
+            f"{case.timeout * WALL_FACTOR:g} s (argv {argv})"
+        )
     finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         os.chdir(cwd)
     stderr = err.getvalue()
     assert code == case.exit, (
