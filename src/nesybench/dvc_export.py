@@ -186,10 +186,10 @@ def dvc_stages(jobs: list[dict], all_params: dict) -> list[dict]:
     return out
 
 
-def build_dvc_yaml(stages_: list[dict], plots: dict) -> dict:
-    """dvc.yaml from :func:`dvc_stages`' stages and the PLOTS spec of the rules."""
+def build_dvc_yaml(entries: list[dict], plots: dict) -> dict:
+    """dvc.yaml from :func:`dvc_stages`' entries and the PLOTS spec of the rules."""
     stages = {"validate": VALIDATE_STAGE}
-    for job in stages_:
+    for job in entries:
         stage: dict = {}
         stage["cmd"] = job["cmd"]
         stage["deps"] = [VALIDATED, *job["deps"]]

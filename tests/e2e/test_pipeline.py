@@ -9,6 +9,7 @@ import shutil
 import subprocess
 
 import pytest
+import yaml
 
 from .conftest import (
     OTHER_MACHINE,
@@ -60,13 +61,14 @@ def test_nightly_shows_a_diff_after_a_param_change(shared_run, tmp_path):
     ws = copy_of(shared_run[0], tmp_path / "ws")
     git(ws, "add", "-A")
     git(ws, "commit", "-qm", "metrics to compare with")
-    params = (ws / "params.yaml").read_text()
-    assert "support_frac: 1.0" in params
-    (ws / "params.yaml").write_text(params.replace("support_frac: 1.0", "support_frac: 0.5", 1))
-    run(["snakemake", "--cores", "2"], ws)  # reruns only what the change touches
+    params = yaml.safe_load((ws / "params.yaml").read_text())
+    params["nli"]["n_seeds"] += 1
+    (ws / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    run(["snakemake", "--cores", "2"], ws)  # the new seed's two jobs and the gathers
     drift = run(["python", "workflow/scripts/nightly.py", "--no-run"], ws, check=False)
     assert drift.returncode == 1
-    assert "nightly: DRIFT" in drift.stdout and "shortcuts:" in drift.stdout
+    assert "nightly: DRIFT" in drift.stdout and "nli:score.deep_label_gap.n_seeds" in drift.stdout
+    assert "shortcuts:" not in drift.stdout  # what the change did not touch did not move
     assert "committed" in drift.stdout and "fresh" in drift.stdout  # the diff table's header
 
 
