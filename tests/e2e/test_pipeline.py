@@ -57,6 +57,22 @@ def test_another_machine_at_4_cores_gives_the_committed_bytes_and_nightly_agrees
     assert any(k.startswith(COMMITTED) for k in again)
 
 
+def test_every_artifact_and_report_gets_the_umask_mode(shared_run):
+    """Artifacts others can read: the mode the umask gives (0644 under 022), not mkstemp's 0600."""
+    import os
+    import stat
+
+    root, hashes = shared_run
+    mask = os.umask(0o022)
+    os.umask(mask)
+    expected = 0o666 & ~mask
+    if expected == 0o600:
+        pytest.skip("under umask 077 the umask's mode is mkstemp's: nothing to tell apart")
+    modes = {rel: stat.S_IMODE((root / rel).stat().st_mode) for rel in hashes}
+    wrong = {rel: oct(mode) for rel, mode in modes.items() if mode != expected}
+    assert len(modes) > 20 and not wrong, wrong
+
+
 def test_nightly_shows_a_diff_after_a_param_change(shared_run, tmp_path):
     ws = copy_of(shared_run[0], tmp_path / "ws")
     git(ws, "add", "-A")
