@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import math
 import os
 import re
 import resource
@@ -128,6 +129,35 @@ def _environment(env: dict[str, str], umask: int | None):
                 os.environ[k] = v
 
 
+def run_guarded_child(
+    what: str,
+    cmd: list[str],
+    cpu_seconds: float,
+    *,
+    preexec: Callable[[], None] | None = None,
+    **kwargs,
+) -> subprocess.CompletedProcess:
+    """``subprocess.run(cmd)`` under a hang guard: ``cpu_seconds`` of CPU time (RLIMIT_CPU,
+    which does not grow with the machine's load) or :data:`WALL_FACTOR` times that in wall
+    time (a child blocked without computing); either fails the test as a hang."""
+    limit = math.ceil(cpu_seconds)
+
+    def limits() -> None:
+        hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+        if hard == resource.RLIM_INFINITY or hard > limit:
+            resource.setrlimit(resource.RLIMIT_CPU, (limit, hard))
+        if preexec is not None:
+            preexec()
+
+    try:
+        done = subprocess.run(cmd, timeout=cpu_seconds * WALL_FACTOR, preexec_fn=limits, **kwargs)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"hang: {what} still running after {cpu_seconds * WALL_FACTOR:g} s")
+    if done.returncode == -signal.SIGXCPU:
+        pytest.fail(f"hang: {what} used more than {limit} CPU-s (stopped by RLIMIT_CPU)")
+    return done
+
+
 def _run_child(case: Case, argv: list[str], tmp_path: Path) -> tuple[int, str, str]:
     def limits() -> None:
         for which, soft in case.rlimits.items():
@@ -135,19 +165,17 @@ def _run_child(case: Case, argv: list[str], tmp_path: Path) -> tuple[int, str, s
         if case.umask is not None:
             os.umask(case.umask)
 
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "nesybench.cli", *argv],
-            cwd=tmp_path,
-            env={**os.environ, **case.env},
-            capture_output=True,
-            text=True,
-            timeout=case.timeout,
-            preexec_fn=limits,
-            stdin=subprocess.DEVNULL,
-        )
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"{case.id}: still running after {case.timeout:g} s (argv {argv})")
+    done = run_guarded_child(
+        f"{case.id} (argv {argv})",
+        [sys.executable, "-m", "nesybench.cli", *argv],
+        case.timeout,
+        preexec=limits,
+        cwd=tmp_path,
+        env={**os.environ, **case.env},
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
     return done.returncode, done.stdout, done.stderr
 
 

@@ -64,7 +64,7 @@ def snakemake_on_slurm(root: Path, *targets: str) -> tuple[subprocess.CompletedP
     elapsed = time.monotonic() - start
     (root / "slurm-run.log").write_text(proc.stdout + proc.stderr)
     assert proc.returncode not in (124, 137), (
-        f"snakemake on SLURM did not finish within {RUN_TIMEOUT} s (killed by timeout)"
+        f"hang: snakemake on SLURM still running after {RUN_TIMEOUT} s (killed by timeout)"
     )
     print(f"snakemake on SLURM ({' '.join(targets) or 'all'}): {elapsed:.0f} s")
     return proc, elapsed
