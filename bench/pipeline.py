@@ -123,7 +123,7 @@ def main() -> int:
             for stage in ("train", "score", "calibrate"):
                 shutil.rmtree(root / "data" / stage / "calibration", ignore_errors=True)
             targets = [
-                f"data/calibrate/calibration/seed-{s}/summary.parquet"
+                f"data/calibrate/calibration/seed/seed-{s}/summary.parquet"
                 for s in range(args.sweep_seeds)
             ]
             timings[cores], _ = _run(["snakemake", "--cores", str(cores), *targets], root)

@@ -1,11 +1,12 @@
 """report stage: `python stages/report.py report --arg instruments=a,b,...` (nesybench.report)."""
 
-import os
 import sys
 
-# Pin BLAS threads before numpy loads: artifacts must be byte-identical at any --cores.
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[_var] = "1"
+from nesybench.numeric_env import pin_numeric_environment
+
+# Before numpy loads: one thread, one BLAS kernel, numpy's baseline loops, libm without FMA,
+# whatever the CPU (re-executes once; see docs/reproducibility.md).
+pin_numeric_environment()
 
 from nesybench.report.pipeline import main
 

@@ -5,7 +5,9 @@ temporary folder, under a wall-clock alarm, and checks what a user must see:
 
 * the exit status (2 for bad input, 0 or 1 otherwise, as the case says);
 * no traceback: an exception escaping ``main`` fails the case;
-* no hang: a case running past ``timeout`` seconds fails;
+* no hang: a case using more than ``timeout`` CPU-seconds (or ten times that in wall time,
+  for a case blocked without computing) fails as a hang; CPU time does not grow with the
+  machine's load, so the guard can sit close to what a refusal should cost;
 * for exit 2, exactly one ``error: ...`` line on stderr (and the case's regex, if any);
 * nothing half-written: with ``out`` set, that path must not exist after a failure;
 * bounded memory: the case runs with its address space capped ``memory`` bytes above what
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import math
 import os
 import re
 import resource
@@ -58,7 +61,7 @@ class Case:
     err: str | None = None  # regex the error line must match (search)
     files: dict[str, bytes | str | Callable[[Path], None]] = field(default_factory=dict)
     out: str | None = None  # a path (relative) that must not exist after a failing run
-    timeout: float = 60.0
+    timeout: float = 60.0  # CPU-seconds before the case counts as a hang
     stdout: str | None = None  # regex stdout must match (search), for exit-0 cases
     stderr: str | None = None  # regex the whole of stderr must match (fullmatch), exit 0
     memory: int | None = DEFAULT_MEMORY  # address-space headroom in bytes; None: no cap
@@ -71,6 +74,9 @@ class Case:
 
 class _Timeout(Exception):
     pass
+
+
+WALL_FACTOR = 10  # the wall-time guard, for a case that blocks instead of computing
 
 
 def _alarm(signum, frame):
@@ -123,6 +129,35 @@ def _environment(env: dict[str, str], umask: int | None):
                 os.environ[k] = v
 
 
+def run_guarded_child(
+    what: str,
+    cmd: list[str],
+    cpu_seconds: float,
+    *,
+    preexec: Callable[[], None] | None = None,
+    **kwargs,
+) -> subprocess.CompletedProcess:
+    """``subprocess.run(cmd)`` under a hang guard: ``cpu_seconds`` of CPU time (RLIMIT_CPU,
+    which does not grow with the machine's load) or :data:`WALL_FACTOR` times that in wall
+    time (a child blocked without computing); either fails the test as a hang."""
+    limit = math.ceil(cpu_seconds)
+
+    def limits() -> None:
+        hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+        if hard == resource.RLIM_INFINITY or hard > limit:
+            resource.setrlimit(resource.RLIMIT_CPU, (limit, hard))
+        if preexec is not None:
+            preexec()
+
+    try:
+        done = subprocess.run(cmd, timeout=cpu_seconds * WALL_FACTOR, preexec_fn=limits, **kwargs)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"hang: {what} still running after {cpu_seconds * WALL_FACTOR:g} s")
+    if done.returncode == -signal.SIGXCPU:
+        pytest.fail(f"hang: {what} used more than {limit} CPU-s (stopped by RLIMIT_CPU)")
+    return done
+
+
 def _run_child(case: Case, argv: list[str], tmp_path: Path) -> tuple[int, str, str]:
     def limits() -> None:
         for which, soft in case.rlimits.items():
@@ -130,19 +165,17 @@ def _run_child(case: Case, argv: list[str], tmp_path: Path) -> tuple[int, str, s
         if case.umask is not None:
             os.umask(case.umask)
 
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "nesybench.cli", *argv],
-            cwd=tmp_path,
-            env={**os.environ, **case.env},
-            capture_output=True,
-            text=True,
-            timeout=case.timeout,
-            preexec_fn=limits,
-            stdin=subprocess.DEVNULL,
-        )
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"{case.id}: still running after {case.timeout:g} s (argv {argv})")
+    done = run_guarded_child(
+        f"{case.id} (argv {argv})",
+        [sys.executable, "-m", "nesybench.cli", *argv],
+        case.timeout,
+        preexec=limits,
+        cwd=tmp_path,
+        env={**os.environ, **case.env},
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
     return done.returncode, done.stdout, done.stderr
 
 
@@ -163,8 +196,9 @@ def run_case(case: Case, tmp_path: Path) -> None:
         return
     out, err = io.StringIO(), io.StringIO()
     cwd = os.getcwd()
-    previous = signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, case.timeout)
+    previous = {sig: signal.signal(sig, _alarm) for sig in (signal.SIGPROF, signal.SIGALRM)}
+    signal.setitimer(signal.ITIMER_PROF, case.timeout)  # CPU time of this process
+    signal.setitimer(signal.ITIMER_REAL, case.timeout * WALL_FACTOR)
     code: int | None = None
     try:
         os.chdir(tmp_path)
@@ -179,10 +213,15 @@ def run_case(case: Case, tmp_path: Path) -> None:
             except SystemExit as exc:  # argparse usage errors and --help
                 code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     except _Timeout:
-        pytest.fail(f"{case.id}: still running after {case.timeout:g} s (argv {argv})")
+        pytest.fail(
+            f"hang: {case.id} still running after {case.timeout:g} CPU-s or "
+            f"{case.timeout * WALL_FACTOR:g} s (argv {argv})"
+        )
     finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         os.chdir(cwd)
     _check_outcome(case, tmp_path, argv, code, out.getvalue(), err.getvalue())
 

@@ -2,11 +2,16 @@
 
 One path convention for the whole project (DESIGN.md)::
 
-    data/<stage>/<instrument>/<name>.parquet                    an instrument-wide table
-    data/<stage>/<instrument>/seed-<s>/<name>.parquet           a table of one seed's job
-    data/<stage>/<instrument>/task-<t>/support-<f>/<name>.parquet   a sweep cell (any wildcards)
-    data/<stage>/<instrument>/[...]/metrics.json                that job's metrics
-    reports/plots/<instrument>-<name>.csv                       plot data for ``dvc plots``
+    data/<stage>/<instrument>/<name>.parquet                     an instrument-wide table
+    data/<stage>/<instrument>/<step>/seed-<s>/<name>.parquet     a table of one seed's job
+    data/<stage>/<instrument>/<step>/block-<b>/<name>.parquet    ... of one block of seeds
+    data/<stage>/<instrument>/[...]/metrics[_<step>].json        that job's metrics
+    reports/plots/<instrument>-<name>.csv                        plot data for ``dvc plots``
+
+A job with wildcards (one instance per seed, or per block) keeps all its instances in a
+folder of its own, ``data/<stage>/<instrument>/<step>/``: DVC tracks that folder as the
+output of one stage that runs every instance params.yaml declares, so a sweep of any size
+needs no other dvc.yaml (nesybench.dvc_export); Snakemake still runs one job per instance.
 
 Each instrument declares its jobs once, in ``nesybench.<instrument>.artifacts``, as a
 :class:`Registry` of :class:`Job` entries.  The Snakemake rules build their outputs from it
@@ -28,6 +33,7 @@ __all__ = [
     "Job",
     "Registry",
     "artifact_path",
+    "instance_folder",
     "plot_path",
     "registry",
     "seed_values",
@@ -61,8 +67,19 @@ def wildcard_token(value: object) -> str:
     return text
 
 
-def _folder(stage: str, instrument: str, wildcards: Mapping[str, object]) -> str:
-    parts = ["data", stage, instrument]
+def instance_folder(stage: str, instrument: str, step: str) -> str:
+    """Where every instance of a job with wildcards lives: ``data/<stage>/<instrument>/<step>``."""
+    return f"data/{stage}/{instrument}/{step}"
+
+
+def _folder(
+    stage: str, instrument: str, wildcards: Mapping[str, object], step: str | None = None
+) -> str:
+    if not wildcards:
+        return f"data/{stage}/{instrument}"
+    if step is None:
+        raise ValueError(f"{instrument} {stage}: a job with wildcards needs a step")
+    parts = [instance_folder(stage, instrument, step)]
     parts.extend(f"{key}-{wildcard_token(value)}" for key, value in wildcards.items())
     return "/".join(parts)
 
@@ -74,13 +91,14 @@ def artifact_path(
     *,
     ext: str = "parquet",
     wildcards: Mapping[str, object] | None = None,
+    step: str | None = None,
 ) -> str:
     """The relative path of one artifact (see the module docstring).
 
-    >>> artifact_path("train", "calibration", "scores", wildcards={"seed": 3})
-    'data/train/calibration/seed-3/scores.parquet'
+    >>> artifact_path("train", "calibration", "scores", wildcards={"seed": 3}, step="seed")
+    'data/train/calibration/seed/seed-3/scores.parquet'
     """
-    return f"{_folder(stage, instrument, wildcards or {})}/{name}.{ext}"
+    return f"{_folder(stage, instrument, wildcards or {}, step)}/{name}.{ext}"
 
 
 def plot_path(instrument: str, name: str) -> str:
@@ -123,6 +141,8 @@ class Job:
     def __post_init__(self) -> None:
         if self.stage not in STAGES:
             raise ValueError(f"Job: stage must be one of {STAGES}, got {self.stage!r}")
+        if self.wildcards and self.step is None:
+            raise ValueError(f"Job {self.key}: a job with wildcards needs a step (its folder)")
         if self.wildcards and self.instances is None:
             if self.wildcards != (SEED,):
                 raise ValueError(f"Job {self.key}: wildcards {self.wildcards} need instances=")
@@ -141,6 +161,17 @@ class Job:
         omit the sweep keys, so growing ``n_seeds`` never reruns it."""
         return SEED in self.wildcards or SEED_BLOCK in self.wildcards or self.sweep_free
 
+    def instance_params(self, section: Mapping) -> tuple[str, ...]:
+        """The keys of ``section`` that decide which instances exist (``n_seeds``, ...).
+
+        Read off ``instances`` itself, so a new kind of instance list needs no declaration.
+        """
+        if not self.wildcards:
+            return ()
+        recorder = _KeyRecorder(section)
+        self.instances(recorder)
+        return tuple(dict.fromkeys(recorder.read))
+
     def expand(self, section: Mapping) -> list[dict]:
         """Every instance's wildcard values (one empty dict for a job without wildcards)."""
         if not self.wildcards:
@@ -150,6 +181,22 @@ class Job:
             if tuple(item) != self.wildcards:
                 raise ValueError(f"Job {self.key}: instance {item} must set {self.wildcards}")
         return values
+
+
+class _KeyRecorder(dict):
+    """A params section that remembers which keys were read."""
+
+    def __init__(self, data: Mapping):
+        super().__init__(data)
+        self.read: list[str] = []
+
+    def __getitem__(self, key):
+        self.read.append(key)
+        return super().__getitem__(key)
+
+    def get(self, key, default=None):
+        self.read.append(key)
+        return super().get(key, default)
 
 
 def _seed_instances(section: Mapping) -> list[dict]:
@@ -212,14 +259,21 @@ class Registry:
                 f"got {tuple(wildcards)}"
             )
         ordered = {w: wildcards[w] for w in job.wildcards}
-        return artifact_path(stage, self.instrument, name, ext=ext, wildcards=ordered)
+        return artifact_path(
+            stage, self.instrument, name, ext=ext, wildcards=ordered, step=job.step
+        )
 
     def metrics_path(self, stage: str, step: str | None = None, **wildcards: object) -> str:
         """``metrics.json`` of a job (``metrics_<step>.json`` for a step: jobs never share one)."""
         job = self.job(stage, step)
         ordered = {w: wildcards[w] for w in job.wildcards}
         name = METRICS if step is None else f"{METRICS}_{step}"
-        return artifact_path(stage, self.instrument, name, ext="json", wildcards=ordered)
+        return artifact_path(stage, self.instrument, name, ext="json", wildcards=ordered, step=step)
+
+    def instance_folder(self, stage: str, step: str | None = None) -> str | None:
+        """The folder of every instance of a job with wildcards (None for a job without)."""
+        job = self.job(stage, step)
+        return instance_folder(stage, self.instrument, job.step) if job.wildcards else None
 
     def outputs(self, stage: str, step: str | None = None) -> dict[str, str]:
         """Named output patterns of one job, wildcards as ``{name}`` (the rules use this)."""
@@ -227,8 +281,13 @@ class Registry:
         pattern = {w: "{" + w + "}" for w in job.wildcards}
 
         def spelled(name: str, ext: str) -> str:
+            if not pattern:
+                return f"data/{stage}/{self.instrument}/{name}.{ext}"
             folder = "/".join(
-                ["data", stage, self.instrument, *(f"{w}-{v}" for w, v in pattern.items())]
+                [
+                    instance_folder(stage, self.instrument, step),
+                    *(f"{w}-{v}" for w, v in pattern.items()),
+                ]
             )
             return f"{folder}/{name}.{ext}"
 

@@ -1,8 +1,13 @@
 """Generate ``dvc.yaml`` from the Snakemake DAG, so the two runners cannot drift.
 
-Snakemake owns the DAG.  Every job of a full (``--forceall``) run becomes one DVC
-stage with the same command, the same inputs as ``deps``, the same outputs, and
-the params.yaml sections the rule declares through ``params: section=...``.
+Snakemake owns the DAG.  Every rule becomes one DVC stage with the same command, the same
+inputs as ``deps``, the same outputs, and the params.yaml sections (or keys) the rule
+declares through ``params: section=...``.  A rule with wildcards, which Snakemake runs as
+one job per seed (or block of seeds), becomes one stage that runs every instance
+params.yaml declares (``--all-instances``) into the job's instance folder
+(``data/<stage>/<instrument>/<step>/``, nesybench.artifacts), and depends on the keys that
+decide the instances (``n_seeds``): dvc.yaml is the same for every sweep size, so
+``dvc exp run -S calibration.n_seeds=30`` (queued or not) runs as one command.
 Output kinds follow the paths:
 
 - ``reports/metrics/*.json``  -> ``metrics`` (``cache: false``, committed to git)
@@ -91,131 +96,101 @@ VALIDATE_STAGE = {
     "always_changed": True,
 }
 VALIDATED = "data/validate/params.ok"
-JOB_DESC = "nesybench job: "
+ALL_INSTANCES = "--all-instances"
 
 
-def _templated(text: str, wildcards: dict[str, str]) -> str:
-    """A job's command or path with its wildcard values turned into DVC's ``${item.<name>}``.
+def _job_of(cmd: str) -> tuple[str, str, str | None]:
+    """``python stages/train.py calibration seed --arg seed=0`` -> (instrument, stage, step)."""
+    m = re.match(r"python stages/(\w+)\.py (\w+)(?: (\w+))?(?: |$)", cmd)
+    if not m:
+        raise ValueError(f"not a stage command: {cmd!r}")
+    stage, instrument, step = m.groups()
+    return instrument, stage, step
 
-    Wildcards appear only as path components ``<name>-<value>`` and as ``--arg
-    <name>=<value>`` (the conventions of nesybench.artifacts and the rules), so the
-    replacement cannot touch anything else.
-    """
+
+def _without_wildcards(cmd: str, wildcards: dict[str, str]) -> str:
+    """A job's command without its ``--arg <wildcard>=<value>`` tokens."""
     for name, value in wildcards.items():
-        item = "${item." + name + "}"
-        text = re.sub(rf"(?<=/){re.escape(name)}-{re.escape(value)}(?=/)", f"{name}-{item}", text)
-        text = re.sub(
-            rf"--arg {re.escape(name)}={re.escape(value)}(?=\s|$)", f"--arg {name}={item}", text
-        )
-    return text
+        cmd = re.sub(rf" --arg {re.escape(name)}={re.escape(value)}(?=\s|$)", "", cmd)
+    return cmd
 
 
-def _matrix_stages(jobs: list[dict]) -> list[dict]:
-    """Jobs of one rule with wildcards become one DVC ``matrix`` stage (one ``name@values`` each).
+def _inside(path: str, folder: str) -> bool:
+    return path.startswith(folder.rstrip("/") + "/")
 
-    The jobs must cover the full product of their wildcard values and expand back to exactly
-    themselves; otherwise they stay separate stages.
+
+def dvc_stages(jobs: list[dict], all_params: dict) -> list[dict]:
+    """Snakemake's jobs as DVC stages: one per rule.
+
+    A rule without wildcards is one job and one stage, as it is.  A rule with wildcards (one
+    job per seed or block) is one stage that runs every instance params.yaml declares
+    (``--all-instances``) into the job's instance folder, its one output; the stage's params
+    add the keys that decide the instances (``n_seeds``).  Every input inside an instance
+    folder becomes a dependency on the folder.  Nothing in the result depends on the sweep
+    sizes, so ``dvc exp run -S <instrument>.n_seeds=N`` needs no other dvc.yaml.
     """
-    out, groups = [], {}
+    from .artifacts import registry
+
+    by_rule: dict[str, list[dict]] = {}
     for job in jobs:
-        if job.get("wildcards"):
-            groups.setdefault(job["rule"], []).append(job)
-        else:
-            out.append(job)
-    for rule, members in groups.items():
-        names = list(members[0]["wildcards"])
-        values = {n: list(dict.fromkeys(j["wildcards"][n] for j in members)) for n in names}
-        first = members[0]
-        template = {
-            key: (
-                _templated(first[key], first["wildcards"])
-                if key == "cmd"
-                else [_templated(p, first["wildcards"]) for p in first[key]]
+        by_rule.setdefault(job["rule"], []).append(job)
+    folders: dict[str, str] = {}
+    for rule, members in by_rule.items():
+        if members[0]["wildcards"]:
+            instrument, stage, step = _job_of(members[0]["cmd"])
+            folders[rule] = registry(instrument).instance_folder(stage, step)
+
+    def as_dep(path: str) -> str:
+        return next((f for f in folders.values() if _inside(path, f)), path)
+
+    out = []
+    for rule, members in by_rule.items():
+        deps = sorted({as_dep(d) for job in members for d in job["deps"]})
+        params = sorted({p for job in members for p in job["params"]})
+        if rule not in folders:
+            (job,) = members
+            out.append(
+                {
+                    "name": rule,
+                    "cmd": job["cmd"],
+                    "deps": deps,
+                    "params": params,
+                    "outs": job["outs"],
+                }
             )
-            for key in ("cmd", "deps", "outs")
-        }
-
-        def expand(combo: dict, template=template) -> dict:
-            def fill(text: str) -> str:
-                for n, v in combo.items():
-                    text = text.replace("${item." + n + "}", v)
-                return text
-
-            return {
-                "cmd": fill(template["cmd"]),
-                "deps": [fill(p) for p in template["deps"]],
-                "outs": [fill(p) for p in template["outs"]],
-            }
-
-        product_size = 1
-        for n in names:
-            product_size *= len(values[n])
-        faithful = len(members) == product_size and all(
-            expand(j["wildcards"]) == {k: j[k] for k in ("cmd", "deps", "outs")} for j in members
-        )
-        if not faithful:
-            out.extend(members)
             continue
+        folder = folders[rule]
+        commands = {_without_wildcards(j["cmd"], j["wildcards"]) for j in members}
+        if len(commands) != 1:
+            raise ValueError(
+                f"rule {rule}: its jobs differ in more than their wildcards: {commands}"
+            )
+        stray = [o for j in members for o in j["outs"] if not _inside(o, folder)]
+        if stray:
+            raise ValueError(f"rule {rule}: outputs outside its instance folder {folder}: {stray}")
+        if folder in deps:
+            raise ValueError(f"rule {rule} reads its own instance folder {folder}")
+        instrument, stage, step = _job_of(members[0]["cmd"])
+        if instrument not in params:  # a whole-section dependency covers the sweep keys
+            keys = registry(instrument).job(stage, step).instance_params(all_params[instrument])
+            params = sorted({*params, *(f"{instrument}.{k}" for k in keys)})
         out.append(
             {
                 "name": rule,
-                "desc": f"{JOB_DESC}{_job_of(first['cmd'])}",
-                "matrix": values,
-                **template,
-                "params": first["params"],
+                "cmd": f"{commands.pop()} {ALL_INSTANCES}",
+                "deps": deps,
+                "params": params,
+                "outs": [folder],
             }
         )
     return out
 
 
-def _job_of(cmd: str) -> str:
-    """``python stages/train.py calibration seed --arg seed=0`` -> ``calibration train seed``."""
-    m = re.match(r"python stages/(\w+)\.py (\w+)(?: (\w+))?(?: |$)", cmd)
-    if not m:
-        raise ValueError(f"not a stage command: {cmd!r}")
-    stage, instrument, step = m.groups()
-    return " ".join(filter(None, (instrument, stage, step)))
-
-
-def check_matrices(root: Path, params: dict) -> None:
-    """Refuse a dvc.yaml whose matrix stages were generated for other sweep sizes.
-
-    DVC expands ``matrix`` from the values written in dvc.yaml; the seeds (and other
-    wildcard values) come from params.yaml.  When they differ, DVC would run seeds the
-    params do not have, or skip ones they do: one line says how to regenerate it.
-    """
-    from .artifacts import registry, wildcard_token
-    from .errors import UserError
-
-    path = Path(root) / "dvc.yaml"
-    if not path.exists():
-        return
-    stages = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("stages", {})
-    for name, stage in stages.items():
-        desc = str(stage.get("desc", ""))
-        if "matrix" not in stage or not desc.startswith(JOB_DESC):
-            continue
-        instrument, job_stage, *step = desc[len(JOB_DESC) :].split()
-        job = registry(instrument).job(job_stage, step[0] if step else None)
-        expected = {
-            w: list(dict.fromkeys(wildcard_token(i[w]) for i in job.expand(params[instrument])))
-            for w in job.wildcards
-        }
-        written = {w: [str(v) for v in values] for w, values in stage["matrix"].items()}
-        if written != expected:
-            raise UserError(
-                f"dvc.yaml: stage {name} was generated for {written}, params.yaml gives "
-                f"{expected}; regenerate it with `python -m nesybench.dvc_export` (make dvc-yaml)"
-            )
-
-
-def build_dvc_yaml(jobs: list[dict], plots: dict) -> dict:
+def build_dvc_yaml(entries: list[dict], plots: dict) -> dict:
+    """dvc.yaml from :func:`dvc_stages`' entries and the PLOTS spec of the rules."""
     stages = {"validate": VALIDATE_STAGE}
-    for job in _matrix_stages(jobs):
+    for job in entries:
         stage: dict = {}
-        if "matrix" in job:
-            stage["desc"] = job["desc"]
-            stage["matrix"] = job["matrix"]
         stage["cmd"] = job["cmd"]
         stage["deps"] = [VALIDATED, *job["deps"]]
         if job["params"]:
@@ -250,8 +225,11 @@ def build_dvc_yaml(jobs: list[dict], plots: dict) -> dict:
 
 
 def render(root: Path) -> str:
+    from .params import load_params
+
     jobs, plots = snakemake_jobs(root)
-    return HEADER + yaml.safe_dump(build_dvc_yaml(jobs, plots), sort_keys=False, width=1000)
+    stages = dvc_stages(jobs, load_params(root / "params.yaml"))
+    return HEADER + yaml.safe_dump(build_dvc_yaml(stages, plots), sort_keys=False, width=1000)
 
 
 def main(argv: list[str] | None = None) -> int:

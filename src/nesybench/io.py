@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .canonical import canonical_frame, canonical_value
 from .errors import InputError, UserError
 
 if TYPE_CHECKING:
@@ -428,8 +429,11 @@ def dumps_json(obj: Any) -> str:
 
 
 def metrics_bytes(metrics: Mapping[str, Any]) -> bytes:
-    """Metrics as flat JSON with sorted dotted keys (``dvc metrics diff`` reads it)."""
-    flat = {k: _json_value(v) for k, v in flatten(metrics).items()}
+    """Metrics as flat JSON with sorted dotted keys (``dvc metrics diff`` reads it).
+
+    Floats in canonical form (nesybench.canonical: 10 significant digits, no ``-0.0``).
+    """
+    flat = {k: canonical_value(_json_value(v)) for k, v in flatten(metrics).items()}
     for k, v in flat.items():
         if not (v is None or isinstance(v, (bool, int, float, str))):
             raise TypeError(f"metric {k!r} is not a scalar: {type(v).__name__}")
@@ -451,11 +455,14 @@ def read_json(path: str | os.PathLike) -> Any:
 
 
 def csv_bytes(df: pd.DataFrame, *, float_format: str | None = "%.10g") -> bytes:
-    """Plot data as CSV bytes (no index, fixed float format, ``\\n`` line ends).
+    """Table data as CSV bytes (no index, ``\\n`` line ends).
 
-    ``float_format=None`` writes each float's shortest round-trip form (users' results).
+    With a ``float_format`` (the pipeline's plot data) floats are in canonical form first
+    (nesybench.canonical: no ``-0.0``); ``float_format=None`` writes each float's shortest
+    round-trip form, as it is (users' results).
     """
-    return df.to_csv(index=False, float_format=float_format, lineterminator="\n").encode("utf-8")
+    table = df if float_format is None else canonical_frame(df)
+    return table.to_csv(index=False, float_format=float_format, lineterminator="\n").encode("utf-8")
 
 
 def write_csv(path: str | os.PathLike, df: pd.DataFrame, *, float_format: str = "%.10g") -> Path:

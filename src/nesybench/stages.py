@@ -306,6 +306,34 @@ def run_job(
     return ctx
 
 
+def run_all_instances(
+    instrument: str, stage: str, step: str | None, *, params: dict, root: Path
+) -> list[StageContext]:
+    """Run every instance of a job with wildcards under ``params``, each as its own transaction.
+
+    This is the command of the job's one DVC stage, whose output is the job's instance
+    folder: DVC empties it first, so the folder ends up holding exactly the instances of
+    this sweep (and a sweep of any size needs no other dvc.yaml).
+    """
+    reg = registry(instrument)
+    try:
+        job = reg.job(stage, step)
+    except KeyError as exc:
+        raise UserError(str(exc.args[0])) from None
+    if not job.wildcards:
+        raise UserError(
+            f"--all-instances: {instrument} {stage}{' ' + step if step else ''} has no "
+            "wildcards (it is one job)"
+        )
+    instances = job.expand(params[instrument])
+    done = []
+    for i, instance in enumerate(instances, 1):
+        tokens = {w: wildcard_token(v) for w, v in instance.items()}
+        log(f"[{instrument}:{stage}:{step}] instance {i}/{len(instances)}: {tokens}")
+        done.append(run_job(instrument, stage, step, params=params, root=root, args=tokens))
+    return done
+
+
 def _parse_args(stage: str, argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog=f"stages/{stage}.py", description=f"Run one job of the {stage} stage."
@@ -319,6 +347,12 @@ def _parse_args(stage: str, argv: list[str]) -> argparse.Namespace:
     )
     parser.add_argument(
         "--arg", action="append", default=[], metavar="KEY=VALUE", help="wildcards and extra args"
+    )
+    parser.add_argument(
+        "--all-instances",
+        action="store_true",
+        help="run every instance (seed, block) params.yaml declares, one after another "
+        "(the DVC stage of a job with wildcards; Snakemake runs one job per instance)",
     )
     return parser.parse_args(argv)
 
@@ -346,10 +380,15 @@ def run_stage(stage: str, argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     try:
         extra = key_values(args.arg)
+        if args.all_instances and extra:
+            raise UserError("--all-instances runs every instance: give no --arg with it")
         params = load_params(args.params)
         root = Path(args.params).resolve().parent
         check_other_runner_idle(root)
-        run_job(args.instrument, stage, args.step, params=params, root=root, args=extra)
+        if args.all_instances:
+            run_all_instances(args.instrument, stage, args.step, params=params, root=root)
+        else:
+            run_job(args.instrument, stage, args.step, params=params, root=root, args=extra)
     except (UserError, ClaimFailed) as exc:
         return report_stop(exc, where=where)
     log(f"{where} done in {time.perf_counter() - started:.1f}s")
@@ -371,12 +410,9 @@ def run_validate(argv: list[str] | None = None) -> int:
     parser.add_argument("--params", default="params.yaml", help="params file (default params.yaml)")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     try:
-        params = load_params(args.params)
+        load_params(args.params)  # validates against workflow/schemas
         root = Path(args.params).resolve().parent
         check_other_runner_idle(root)
-        from .dvc_export import check_matrices  # the sweep sizes DVC expands, vs params.yaml
-
-        check_matrices(root, params)
         atomic_write(root / VALIDATED, b"params.yaml is valid against workflow/schemas\n")
     except UserError as exc:
         return report_stop(exc)
@@ -387,6 +423,7 @@ __all__ = [
     "StageContext",
     "read_artifact",
     "remove_stale_temporaries",
+    "run_all_instances",
     "run_job",
     "run_stage",
     "run_validate",

@@ -87,9 +87,10 @@ def import_closure(modules: list[str], src: Path = SRC) -> set[Path]:
 @cache
 def code_inputs(stage: str, instrument: str, root: str = ".") -> list[str]:
     """Relative paths of every file a ``stages/<stage>.py <instrument>`` job can run."""
-    roots = [f"{PACKAGE}.stages"]
+    # stages/<stage>.py pins the numeric environment (numeric_env) before it loads the runner
+    roots = [f"{PACKAGE}.numeric_env", f"{PACKAGE}.stages"]
     if instrument == "report":
-        roots = [f"{PACKAGE}.report.pipeline"]
+        roots = [f"{PACKAGE}.numeric_env", f"{PACKAGE}.report.pipeline"]
         for modules in INSTRUMENT_MODULES.values():
             roots.extend([modules["report"], modules["artifacts"]])
     else:

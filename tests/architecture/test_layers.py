@@ -22,6 +22,8 @@ LAYERS = {
     "seeds": 0,
     "console": 0,
     "io": 0,
+    "canonical": 0,
+    "numeric_env": 0,
     "tables": 0,
     "metrics": 0,
     "logic": 1,

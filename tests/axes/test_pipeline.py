@@ -60,7 +60,7 @@ def root(tmp_path_factory):
 
 
 def _metrics(root: Path, stage: str, step: str, seed: int | None = None) -> dict:
-    folder = root / "data" / stage / "axes" / (f"seed-{seed}" if seed is not None else "")
+    folder = root / "data" / stage / "axes" / (f"{step}/seed-{seed}" if seed is not None else "")
     return read_json(folder / f"metrics_{step}.json")
 
 
@@ -84,16 +84,16 @@ def test_structural_numbers_hold_on_every_seed(root, seed):
     assert m["score.flip_prover_accuracy_after"] == 1.0
     assert m["score.grid_capped_beyond_cap"] == m["score.grid_chance_beyond_cap"]
     assert m["score.grid_pipeline_accuracy"] == m["score.grid_pipeline_coverage"]
-    per_depth = read_parquet(root / f"data/score/axes/seed-{seed}/per_depth.parquet")
+    per_depth = read_parquet(root / f"data/score/axes/seed/seed-{seed}/per_depth.parquet")
     assert (per_depth["acc_on_parsed"] == 1.0).all()
     assert (per_depth["overall"] == per_depth["coverage"]).all()  # P(correct) = P(parse) x 1
-    summary = read_parquet(root / f"data/score/axes/seed-{seed}/summary.parquet")
+    summary = read_parquet(root / f"data/score/axes/seed/seed-{seed}/summary.parquet")
     assert summary["seed"].tolist() == [seed]
 
 
 def test_seeds_differ_and_each_seed_is_its_own_stream(root):
-    a = read_parquet(root / "data/generate/axes/seed-0/grid.parquet")
-    b = read_parquet(root / "data/generate/axes/seed-1/grid.parquet")
+    a = read_parquet(root / "data/generate/axes/seed/seed-0/grid.parquet")
+    b = read_parquet(root / "data/generate/axes/seed/seed-1/grid.parquet")
     assert a["id"].tolist() == b["id"].tolist()  # the same cells and indices...
     assert (a["context"] != b["context"]).mean() > 0.9  # ...drawn from different streams
 
@@ -126,7 +126,7 @@ def test_gadgets_and_design_carry_their_exact_numbers(root):
 def test_profiles_over_seeds_summarise_the_per_seed_profiles(root):
     over = read_parquet(root / "data/score/axes/profile_over_seeds.parquet")
     per_seed = [
-        read_parquet(root / f"data/score/axes/seed-{s}/grid_profile.parquet")
+        read_parquet(root / f"data/score/axes/seed/seed-{s}/grid_profile.parquet")
         for s in range(N_SEEDS)
     ]
     row = over[(over["system"] == "soft_reasoner") & (over["axis"] == "depth")].iloc[0]

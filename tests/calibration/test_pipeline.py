@@ -45,7 +45,7 @@ def _run_sweep(root: Path, *, upto: str = "aggregate") -> None:
 
 
 def _seed(root: Path, stage: str, name: str, seed: int) -> Path:
-    return root / "data" / stage / "calibration" / f"seed-{seed}" / f"{name}"
+    return root / "data" / stage / "calibration" / "seed" / f"seed-{seed}" / f"{name}"
 
 
 @pytest.fixture(scope="module")
@@ -162,7 +162,7 @@ def test_a_per_seed_job_of_another_sweep_size_is_the_same_job(root, tmp_path):
     """Growing n_seeds leaves a finished seed's params (and so its bytes) unchanged."""
     other = _make_root(tmp_path / "g", n_seeds=N_SEEDS + 2)
     assert _run(other, "generate", "seed", 1) == 0
-    rel = Path("data/generate/calibration/seed-1/labelled.parquet")
+    rel = Path("data/generate/calibration/seed/seed-1/labelled.parquet")
     assert (other / rel).read_bytes() == (root / rel).read_bytes()
 
 

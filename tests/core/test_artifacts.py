@@ -40,10 +40,15 @@ def test_wildcard_token_refuses_what_a_path_cannot_carry():
 
 def test_artifact_path_convention():
     assert artifact_path("score", "nli", "traces") == "data/score/nli/traces.parquet"
+    cell = {"task": "xor2", "support": 1e-05}
     assert (
-        artifact_path("train", "shortcuts", "runs", wildcards={"task": "xor2", "support": 1e-05})
-        == "data/train/shortcuts/task-xor2/support-1e-05/runs.parquet"
+        artifact_path("train", "shortcuts", "runs", wildcards=cell, step="cells")
+        == "data/train/shortcuts/cells/task-xor2/support-1e-05/runs.parquet"
     )
+    with pytest.raises(ValueError, match="needs a step"):
+        artifact_path("train", "shortcuts", "runs", wildcards=cell)
+    with pytest.raises(ValueError, match="needs a step"):
+        Job("train", tables=("runs",), wildcards=("seed",))
 
 
 def test_registry_paths_outputs_and_metrics_of_steps():
@@ -55,16 +60,23 @@ def test_registry_paths_outputs_and_metrics_of_steps():
             Job("train", "aggregate", tables=("summary",), plots=("curve",)),
         ],
     )
-    assert reg.path("train", "scores", seed=3) == "data/train/calibration/seed-3/scores.parquet"
+    assert (
+        reg.path("train", "scores", seed=3) == "data/train/calibration/seed/seed-3/scores.parquet"
+    )
+    assert reg.instance_folder("train", "seed") == "data/train/calibration/seed"
+    assert reg.instance_folder("train") is None
     assert reg.metrics_path("train") == "data/train/calibration/metrics.json"
     assert reg.metrics_path("train", "aggregate") == "data/train/calibration/metrics_aggregate.json"
     assert reg.outputs("train", "seed") == {
-        "scores": "data/train/calibration/seed-{seed}/scores.parquet",
-        "metrics": "data/train/calibration/seed-{seed}/metrics_seed.json",
+        "scores": "data/train/calibration/seed/seed-{seed}/scores.parquet",
+        "metrics": "data/train/calibration/seed/seed-{seed}/metrics_seed.json",
     }
     assert reg.outputs("train", "aggregate")["plot_curve"] == "reports/plots/calibration-curve.csv"
     paths = [p for _, _, p in reg.all_paths({"n_seeds": 2})]
-    assert "data/train/calibration/seed-1/scores.parquet" in paths and len(paths) == 8
+    assert "data/train/calibration/seed/seed-1/scores.parquet" in paths and len(paths) == 8
+    # the keys that decide which instances exist, read off the instance function itself
+    assert reg.job("train", "seed").instance_params({"n_seeds": 2, "model": {}}) == ("n_seeds",)
+    assert reg.job("train").instance_params({"n_seeds": 2}) == ()
     with pytest.raises(KeyError, match="takes wildcards"):
         reg.path("train", "scores")
     with pytest.raises(KeyError, match="declares no artifact"):

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import re
 import resource
-import subprocess
 import sys
 
 import pandas as pd
-import pytest
 
-from tests.cli_cases import Case, out_rule_cases, parametrize, run_case
+from tests.cli_cases import Case, out_rule_cases, parametrize, run_case, run_guarded_child
 
 SUM2 = ["count", "--knowledge", "sum", "--domains", "10,10"]
 XOR2 = ["count", "--knowledge", "xor", "--k", "2"]
@@ -784,17 +782,15 @@ def run_bounded(case: Case, tmp_path) -> str:
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (AS_LIMIT, AS_LIMIT))
 
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "nesybench.cli", *case.argv],
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=case.timeout * 3,  # a hang guard far above the seconds these take
-            preexec_fn=limit,
-        )
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"{case.id}: still running after {case.timeout * 3:g} s")
+    done = run_guarded_child(
+        case.id,
+        [sys.executable, "-m", "nesybench.cli", *case.argv],
+        case.timeout,
+        preexec=limit,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
     assert "Traceback" not in done.stderr and "MemoryError" not in done.stderr, done.stderr
     assert done.returncode == case.exit, (done.returncode, done.stderr[-2000:])
     if case.exit == 2:

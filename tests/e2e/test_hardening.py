@@ -1,7 +1,7 @@
 """The pipeline under hostile conditions: bad params, missing and corrupt artifacts, kills,
 stale params, two runners at once, leftover temporary files.
 
-Each test starts from one finished run on the tiny profile (a module fixture), copies it, breaks
+Each test starts from one finished run on the tiny profile (the shared run), copies it, breaks
 something and checks what a researcher must see: one `error:` line and exit 2 before any job for
 bad params, nothing deleted, a plain rerun that rebuilds what is missing or corrupt to the same
 bytes, and a report that never stamps this params.yaml on tables computed from other params.
@@ -10,7 +10,7 @@ bytes, and a report that never stamps this params.yaml on tables computed from o
 from __future__ import annotations
 
 import os
-import shutil
+import re
 import signal
 import subprocess
 import time
@@ -19,28 +19,19 @@ from pathlib import Path
 import pytest
 import yaml
 
-from .conftest import artifact_hashes, env, make_workspace, run
+from .conftest import HANG_SECONDS, artifact_hashes, copy_of, env, run, wait_or_hang
 
-# `make test` runs each file on one xdist worker (--dist loadfile): `finished` is built once
+# The finished run every test copies is the session's shared cold run (conftest.shared_run).
 pytestmark = pytest.mark.slow
 
-LABELLED = "data/generate/calibration/seed-0/labelled.parquet"
-
-
-@pytest.fixture(scope="module")
-def finished(tmp_path_factory) -> tuple[Path, dict[str, str]]:
-    root = make_workspace(tmp_path_factory.mktemp("hardened") / "ws")
-    run(["snakemake", "--cores", "2"], root)
-    return root, artifact_hashes(root)
+LABELLED = "data/generate/calibration/seed/seed-0/labelled.parquet"
 
 
 @pytest.fixture
-def copy(finished, tmp_path) -> tuple[Path, dict[str, str]]:
-    """A private copy of the finished run (mtimes kept, so Snakemake sees it as finished)."""
-    root, hashes = finished
-    dest = tmp_path / "ws"
-    shutil.copytree(root, dest, symlinks=True)
-    return dest, hashes
+def copy(shared_run, tmp_path) -> tuple[Path, dict[str, str]]:
+    """A private copy of the shared finished run (mtimes kept: Snakemake sees it as finished)."""
+    root, hashes = shared_run
+    return copy_of(root, tmp_path / "ws"), hashes
 
 
 def _snakemake(root: Path, *args: str) -> subprocess.CompletedProcess:
@@ -163,18 +154,50 @@ def test_a_truncated_artifact_is_named_removed_and_rebuilt(copy):
     assert artifact_hashes(root) == hashes
 
 
-def test_a_killed_run_resumes_to_the_same_bytes(copy):
+# A forced rerun of one instrument's seeded chain (its seeds, their gathers and the report):
+# long enough to interrupt mid-way, a fraction of a full run.
+FORCED = ("--forcerun", "calibration_generate_seed")
+PROGRESS = re.compile(r"^(\d+) of (\d+) steps", re.M)
+
+
+def _start(root: Path, log: Path, *args: str) -> subprocess.Popen:
+    """A Snakemake run in the background, in its own process group, logging to ``log``."""
+    with open(log, "w") as sink:
+        return subprocess.Popen(
+            ["snakemake", "--cores", "2", *args],
+            cwd=root,
+            env=env(),
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+
+def _await(proc: subprocess.Popen, log: Path, what: str, pattern: re.Pattern) -> re.Match:
+    """Wait until the run's log shows ``pattern`` (a hang guard, never a time limit)."""
+    deadline = time.monotonic() + HANG_SECONDS
+    while time.monotonic() < deadline:
+        found = pattern.search(log.read_text())
+        if found:
+            return found
+        if proc.poll() is not None:
+            raise AssertionError(f"the run ended before {what}:\n{log.read_text()[-3000:]}")
+        time.sleep(0.2)
+    proc.kill()
+    raise AssertionError(f"hang: no {what} after {HANG_SECONDS} s")
+
+
+def _first_job_done(proc: subprocess.Popen, log: Path) -> None:
+    found = _await(proc, log, "finished job", PROGRESS)
+    assert int(found.group(1)) < int(found.group(2)), "the run finished before the signal"
+
+
+def test_a_killed_run_resumes_to_the_same_bytes(copy, tmp_path):
     root, hashes = copy
-    proc = subprocess.Popen(
-        ["snakemake", "--cores", "2", "--forceall"],
-        cwd=root,
-        env=env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    time.sleep(20)
-    os.killpg(proc.pid, signal.SIGKILL)
+    log = tmp_path / "run.log"
+    proc = _start(root, log, *FORCED)
+    _first_job_done(proc, log)
+    os.killpg(proc.pid, signal.SIGKILL)  # snakemake and its running jobs, mid-write
     proc.wait()
     run(["snakemake", "--unlock"], root)
     resumed = _snakemake(root, "--rerun-incomplete")
@@ -183,51 +206,41 @@ def test_a_killed_run_resumes_to_the_same_bytes(copy):
     assert not list((root / "data").rglob(".*.tmp")), "temporary files left behind"
 
 
-def test_an_interrupted_run_resumes_to_the_same_bytes(copy):
+def test_an_interrupted_run_resumes_to_the_same_bytes(copy, tmp_path):
     root, hashes = copy
-    proc = subprocess.Popen(
-        ["snakemake", "--cores", "2", "--forceall"],
-        cwd=root,
-        env=env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    time.sleep(15)
-    proc.send_signal(signal.SIGINT)
-    proc.wait(timeout=120)
+    log = tmp_path / "run.log"
+    proc = _start(root, log, *FORCED)
+    _first_job_done(proc, log)
+    proc.send_signal(signal.SIGINT)  # Ctrl-C: snakemake stops its jobs and exits
+    wait_or_hang(proc, "snakemake after SIGINT")
     resumed = _snakemake(root, "--rerun-incomplete")
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert artifact_hashes(root) == hashes
 
 
-def test_a_second_run_in_the_same_folder_stops_and_damages_nothing(copy):
-    """Snakemake's own lock stops a second Snakemake. Snakemake and DVC at once: each stage
-    command checks that the other runner is idle, so at least one of them stops with a clear
-    line, neither deletes what the other reads, and a plain rerun gives the same bytes."""
+def test_a_second_run_in_the_same_folder_stops_and_damages_nothing(copy, tmp_path):
+    """Snakemake's own lock stops a second Snakemake; `dvc repro` stops in its validate stage
+    while Snakemake runs, before it deletes anything; the first run then finishes, and a plain
+    rerun gives the same bytes.  The first run is frozen (SIGSTOP) while the others try, so
+    the overlap does not depend on how fast the machine is."""
     root, hashes = copy
-    first = subprocess.Popen(
-        ["snakemake", "--cores", "2", "--forceall"],
-        cwd=root,
-        env=env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    log = tmp_path / "first.log"
+    first = _start(root, log, *FORCED)
+    _await(first, log, "a started job", re.compile(r"^(local)?rule \w+:", re.M))
+    os.killpg(first.pid, signal.SIGSTOP)
     try:
-        time.sleep(8)
         second = _snakemake(root, "--forceall")
         assert second.returncode != 0
-        # Snakemake refuses at its lock, or earlier at the outputs the first run is writing.
         refusal = second.stdout + second.stderr
-        assert "LockException" in refusal or "seem to be incomplete" in refusal, refusal[-2000:]
+        assert "LockException" in refusal, refusal[-2000:]
         third = run(["dvc", "repro"], root, check=False)
+        assert third.returncode != 0
+        assert "snakemake is running in this project" in third.stdout + third.stderr
+        missing = [k for k in hashes if k.startswith("data/") and not (root / k).exists()]
+        assert not missing, f"dvc repro deleted outputs while snakemake ran: {missing[:5]}"
     finally:
-        out, _ = first.communicate(timeout=900)
-    dvc_stopped = third.returncode != 0 and "snakemake is running in this project" in (
-        third.stdout + third.stderr
-    )
-    snakemake_stopped = first.returncode != 0 and "dvc is running in this project" in out
-    assert dvc_stopped or snakemake_stopped, (third.stdout[-1500:], out[-1500:])
+        os.killpg(first.pid, signal.SIGCONT)
+    assert wait_or_hang(first, "the first snakemake run") == 0, log.read_text()[-3000:]
     final = _snakemake(root)
     assert final.returncode == 0, final.stderr[-3000:]
     assert artifact_hashes(root) == hashes

@@ -64,7 +64,7 @@ def snakemake_on_slurm(root: Path, *targets: str) -> tuple[subprocess.CompletedP
     elapsed = time.monotonic() - start
     (root / "slurm-run.log").write_text(proc.stdout + proc.stderr)
     assert proc.returncode not in (124, 137), (
-        f"snakemake on SLURM did not finish within {RUN_TIMEOUT} s (killed by timeout)"
+        f"hang: snakemake on SLURM still running after {RUN_TIMEOUT} s (killed by timeout)"
     )
     print(f"snakemake on SLURM ({' '.join(targets) or 'all'}): {elapsed:.0f} s")
     return proc, elapsed
@@ -101,8 +101,8 @@ def test_local_cluster_is_up_with_a_min_job_age_squeue_polling_can_use(cluster):
     assert min_job_age >= 3 * INIT_STATUS_DELAY
 
 
-def test_pipeline_on_slurm_is_byte_identical_to_a_local_run(cluster, first_run, tmp_path):
-    _, local_hashes, _ = first_run
+def test_pipeline_on_slurm_is_byte_identical_to_a_local_run(cluster, shared_run, tmp_path):
+    _, local_hashes = shared_run
     root = make_workspace(tmp_path)
     proc, _ = snakemake_on_slurm(root)
     log = proc.stdout + proc.stderr

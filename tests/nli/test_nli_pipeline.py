@@ -57,7 +57,7 @@ def _run_sweep(root: Path, params: dict, *, benchmarks: bool = True) -> None:
 
 
 def _seed(root: Path, stage: str, name: str, seed: int) -> Path:
-    return root / "data" / stage / "nli" / f"seed-{seed}" / name
+    return root / "data" / stage / "nli" / "seed" / f"seed-{seed}" / name
 
 
 @pytest.fixture(scope="module")

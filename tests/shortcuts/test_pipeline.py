@@ -71,10 +71,9 @@ def run(tmp_path_factory):
 
 
 def _t(root, stage, name, block=None):
-    folder = root / "data" / stage / "shortcuts"
-    if block is not None:
-        folder = folder / f"block-{block}"
-    return read_parquet(folder / f"{name}.parquet")
+    reg = registry("shortcuts")
+    wildcards = {} if block is None else {"block": block}
+    return read_parquet(root / reg.path(stage, name, **wildcards))
 
 
 def test_every_declared_artifact_exists_with_these_params(run):
@@ -231,9 +230,9 @@ def test_blocks_are_byte_identical_across_runs_and_sweep_sizes(run, tmp_path):
     for step in ("concepts", "digits"):
         _run(tmp_path, "train", step, section=grown, block=1)
     for rel in (
-        "data/train/shortcuts/block-1/concept_weights.parquet",
-        "data/train/shortcuts/block-1/digit_weights.parquet",
-        "data/train/shortcuts/block-1/digit_label_predictions.parquet",
+        "data/train/shortcuts/concepts/block-1/concept_weights.parquet",
+        "data/train/shortcuts/digits/block-1/digit_weights.parquet",
+        "data/train/shortcuts/digits/block-1/digit_label_predictions.parquet",
         "data/generate/shortcuts/digit_tuples.parquet",
     ):
         assert (tmp_path / rel).read_bytes() == (root / rel).read_bytes(), rel

@@ -5,8 +5,12 @@
 1. Reads the committed ``reports/metrics/*.json`` (from ``git HEAD``; the working
    tree copy if this is not a git checkout).
 2. Runs ``snakemake --cores N --forceall``; a failed claim fails the nightly.
-3. Compares every metric under ``workflow/nightly_tolerances.yaml`` and prints a
-   diff table.  Exit 0 when nothing drifted, 1 on drift or a failed run, 2 on bad input.
+3. Compares every metric in canonical form (nesybench.canonical: floats at 10 significant
+   digits, no ``-0.0``; the form the metrics are written in) under
+   ``workflow/nightly_tolerances.yaml`` (exact unless a pattern says otherwise: every job
+   runs in the pinned numeric environment, so a rerun on any x86-64 machine gives the
+   committed bytes; docs/reproducibility.md) and prints a diff table.  Exit 0 when nothing
+   drifted, 1 on drift or a failed run, 2 on bad input.
 
 Schedule it with cron, e.g. ``0 3 * * * cd /path/to/nesybench && make nightly >> nightly.log 2>&1``.
 """
@@ -22,6 +26,8 @@ import sys
 from pathlib import Path
 
 import yaml
+
+from nesybench.canonical import canonical_value
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -71,7 +77,8 @@ def compare(old: dict[str, dict], new: dict[str, dict], spec: dict) -> list[dict
         for metric in sorted(set(a) | set(b)):
             key = f"{instrument}:{metric}"
             tol = tolerance_for(key, spec)
-            va, vb = a.get(metric, "<absent>"), b.get(metric, "<absent>")
+            va = canonical_value(a.get(metric, "<absent>"))
+            vb = canonical_value(b.get(metric, "<absent>"))
             numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (va, vb))
             if numeric:
                 drift = abs(float(vb) - float(va))

@@ -1,7 +1,7 @@
 """The axes instrument's jobs and the artifacts each writes (see nesybench.artifacts).
 
 Everything sampled (the depth bank, the grid, both soft reasoners, the flip probe's edits)
-is computed once per seed (``seed-<s>/`` folders); ``score gadgets`` runs the seven gadgets
+is computed once per seed (``seed/seed-<s>/`` folders); ``score gadgets`` runs the seven gadgets
 (unseeded, but for one seeded draw checked on every seed) and ``score aggregate``
 summarises the sweep.
 """

@@ -1,6 +1,6 @@
 """The calibration instrument's jobs and the artifacts each writes (see nesybench.artifacts).
 
-Everything seeded is computed once per seed (``seed-<s>/`` folders); ``calibrate aggregate``
+Everything seeded is computed once per seed (``seed/seed-<s>/`` folders); ``calibrate aggregate``
 summarises the sweep.
 """
 

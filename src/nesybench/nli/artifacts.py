@@ -1,6 +1,6 @@
 """The nli instrument's jobs and the artifacts each writes (see nesybench.artifacts).
 
-The corpora are sampled, so everything computed on them runs once per seed (``seed-<s>/``
+The corpora are sampled, so everything computed on them runs once per seed (``seed/seed-<s>/``
 folders); ``score aggregate`` summarises the sweep.  ``score benchmarks`` measures the
 vendored real benchmark files and has no seed.
 """

@@ -15,6 +15,7 @@ import pandas as pd
 
 from .. import INSTRUMENT_MODULES, INSTRUMENTS, STAGES
 from ..artifacts import Registry, registry
+from ..canonical import table_digest
 from ..errors import ClaimFailed, UserError, report_stop
 from ..io import atomic_write, atomic_write_text, parquet_metadata, read_json, write_metrics
 from ..params import file_hash, job_params, load_params, params_hash
@@ -86,9 +87,9 @@ def verify_artifacts(root: Path, reg: Registry, section: dict) -> pd.DataFrame:
                 f"{rel}: made with other params (hash {made_with}, params.yaml gives {expected}); "
                 f"rerun its job ({reg.instrument} {job.stage}{' ' + job.step if job.step else ''})"
             )
-        rows.append(
-            {"artifact": rel, "params_hash": made_with, "sha256": file_hash(path, digits=64)}
-        )
+        # a table's hash covers its canonical content; a metrics file is written canonical
+        content = table_digest(path) if path.suffix == ".parquet" else file_hash(path, digits=64)
+        rows.append({"artifact": rel, "params_hash": made_with, "sha256": content})
     return pd.DataFrame(rows)
 
 
@@ -179,7 +180,9 @@ def provenance_blocks(tables: list[pd.DataFrame], params_yaml_hash: str) -> list
             "Every artifact below was verified before the report was written: it exists, reads "
             "back, and carries the hash of the params it was made with, which equals the hash "
             "of the current params.yaml section (per-seed jobs: without the sweep keys). The "
-            "content hash is the first 16 hex digits of the SHA-256 of the file's bytes."
+            "content hash is the first 16 hex digits of the SHA-256 of the artifact's canonical "
+            "content: a table's schema, metadata and values with floats at 10 significant "
+            "digits; a metrics file's bytes (written in that form)."
         ),
         Table(
             title="Artifacts read by this report",

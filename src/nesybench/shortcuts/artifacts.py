@@ -1,7 +1,7 @@
 """The jobs of the shortcuts instrument and the artifacts each writes (see nesybench.artifacts).
 
 Everything trained is computed per seed, in blocks of ``seed_block`` consecutive seeds
-(``block-<b>/`` folders; one job trains a block's models as one batch).  A block's params
+(``<step>/block-<b>/`` folders; one job trains a block's models as one batch).  A block's params
 omit the sweep keys, so raising ``n_seeds`` adds blocks and reruns none; the aggregates
 read the blocks covering seeds ``0 .. n_seeds - 1``.
 
