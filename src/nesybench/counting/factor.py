@@ -602,7 +602,9 @@ def _engine_task(table: Table, pinned_rows: np.ndarray) -> CountingTask:
     if table.support is not None:
         grid = all_states(dims)
         support = tuple(state_str(grid[i], dims) for i in table.support.tolist())
-    pins = tuple(state_str(r, dims) for r in pinned_rows.tolist())
+    # pinned states of a whole task can share their part of it: each pins once
+    unique = np.unique(np.asarray(pinned_rows, dtype=np.int64).reshape(-1, len(dims)), axis=0)
+    pins = tuple(state_str(r, dims) for r in unique.tolist())
     return CountingTask(knowledge, support, pins)
 
 

@@ -73,6 +73,12 @@ def _add_task_arguments(parser) -> None:
         metavar="FILE",
         help="CSV/Parquet with columns c1..ck (ints) and y: the label of every state",
     )
+    what.add_argument(
+        "--task",
+        metavar="NAME",
+        help="a named task (`nesybench tasks` lists them, e.g. rsbench/mnadd-evenodd): its "
+        "knowledge, concepts and support",
+    )
     shape = parser.add_mutually_exclusive_group()
     shape.add_argument("--k", type=int, metavar="K", help="number of binary concepts (>= 1)")
     shape.add_argument(
@@ -80,7 +86,7 @@ def _add_task_arguments(parser) -> None:
         metavar="D1,D2,...",
         help="domain size of each concept (>= 2 each), e.g. 10,10 for two digits",
     )
-    where = parser.add_mutually_exclusive_group(required=True)
+    where = parser.add_mutually_exclusive_group()  # required unless --task (checked in _task_of)
     where.add_argument("--support", metavar="S1,S2,...", help="observed states, comma-separated")
     where.add_argument(
         "--support-file", metavar="FILE", help="CSV/Parquet with columns c1..ck: observed states"
@@ -167,6 +173,16 @@ def _add_count(subparsers) -> None:
     _add_budget_arguments(parser)
     parser.add_argument(
         "--dimacs", metavar="FILE.cnf", help="also write the DIMACS formula that was model-counted"
+    )
+    parser.add_argument(
+        "--export-knowledge",
+        metavar="K.csv",
+        help="with --task: also write its knowledge as a --knowledge-table (CSV or Parquet)",
+    )
+    parser.add_argument(
+        "--export-support",
+        metavar="S.csv",
+        help="with --task: also write its support as a --support-file (CSV or Parquet)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON record instead of text")
     parser.set_defaults(func=run_count)
@@ -297,6 +313,11 @@ def _task_of(args):
     from ..counting import CountingTask, support_states
 
     _check_common(args)
+    if args.support is None and args.support_file is None and args.support_frac is None:
+        raise UserError(
+            "--support, --support-file or --support-frac: one is required (a named --task "
+            "brings its own support)"
+        )
     domains = _domains_of(args)
     knowledge = _knowledge_of(args, domains)
     dims = knowledge.domains
@@ -311,16 +332,16 @@ def _task_of(args):
     return CountingTask(knowledge, tuple(support), tuple(_csv_states(args.supervised)))
 
 
-def _check_output(path: str) -> None:
+def _check_output(path: str, option: str = "--dimacs") -> None:
     from pathlib import Path
 
     target = Path(path)
     if target.is_dir():
-        raise UserError(f"--dimacs: {path} is a directory, expected a file path")
+        raise UserError(f"{option}: {path} is a directory, expected a file path")
     for parent in target.parents:
         if parent.exists():
             if not parent.is_dir():
-                raise UserError(f"--dimacs: {parent} is a file, so {path} cannot be created")
+                raise UserError(f"{option}: {parent} is a file, so {path} cannot be created")
             break
 
 
@@ -335,6 +356,13 @@ def run_count(args: argparse.Namespace) -> int:
         _check_number("--delta", args.delta, 0, 1, low_open=True, high_open=True)
     if args.dimacs:
         _check_output(args.dimacs)
+    if args.task:
+        from .named_tasks import run_named_count
+
+        _check_common(args)
+        return run_named_count(args)
+    if args.export_knowledge or args.export_support:
+        raise UserError("--export-knowledge, --export-support: write a named task; give --task")
     task = _task_of(args)
     if args.dimacs and not task.is_binary:
         raise UserError(
@@ -413,6 +441,11 @@ def run_plan_supervision(args: argparse.Namespace) -> int:
         raise UserError(f"--exact-max-subsets: must be >= 0, got {args.exact_max_subsets}")
     if args.budget < 1:
         raise UserError(f"--budget: must be >= 1, got {args.budget}")
+    if args.task:
+        from .named_tasks import run_named_plan
+
+        _check_common(args)
+        return run_named_plan(args)
     task = _task_of(args)
     options = {} if args.max_subproblems is None else {"max_subproblems": args.max_subproblems}
     plan = plan_supervision(
