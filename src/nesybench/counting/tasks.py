@@ -59,6 +59,7 @@ __all__ = [
     "task_names",
     "get_task",
     "count_task",
+    "exact_text",
     "plan_task",
     "knowledge_frame",
     "support_frame",
@@ -322,7 +323,7 @@ def _bdd_oia() -> Outputs:
     the code (the observed concept vectors are in ``data/bdd2048/*.pkl``): a free choice;
     every state the knowledge labels, as for SDD-OIA.
     """
-    return _sdd_oia()
+    return _built("rsbench/sdd-oia")  # the very same structure: counted once, not twice
 
 
 CLEVR_PROPERTIES = (
@@ -569,6 +570,24 @@ def plan_task(
         exact_max_subsets=exact_max_subsets,
         max_subproblems=max_subproblems,
     )
+
+
+SHORT_DIGITS = 60  # a count longer than this is written as its exact product of powers
+
+
+def exact_text(result: CountResult) -> str:
+    """A count written exactly: the integer when short, else its product of powers.
+
+    >>> exact_text(count_task("rsbench/xor", "joint"))
+    '65536'
+    >>> exact_text(count_task("rsbench/kandinsky", "joint"))   # two label classes, every state
+    '350514864^350514864 * 36905625^36905625'
+    """
+    if result.n_opt is not None and len(str(result.n_opt)) <= SHORT_DIGITS:
+        return str(result.n_opt)
+    if result.factors:
+        return " * ".join(f"{b}^{e}" for b, e in result.factors)
+    return str(result.n_opt)
 
 
 # ---- the task as the tables --knowledge-table and --support-file read -------------------

@@ -274,16 +274,9 @@ def _index(state: str, task) -> int:
     return state_index(parse_state(state, task.domains), task.domains)
 
 
-def exact_text(result) -> str:
-    """A count as written: the integer when short, else its exact product of powers."""
-    if result.n_opt is not None and len(str(result.n_opt)) <= 60:
-        return str(result.n_opt)
-    if result.factors:
-        return " * ".join(f"{b}^{e}" for b, e in result.factors)
-    return str(result.n_opt) if result.n_opt is not None else f"2^{result.log2_n_opt:.6g}"
-
-
 def _print_named_count(task, result, record, seconds: float) -> None:
+    from ..counting.tasks import exact_text
+
     log2 = result.log2_n_opt
     n_opt = exact_text(result)
     shortcuts = (
