@@ -41,6 +41,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from ..counting.tasks import RSBENCH_EVEN_ODD_PAIRS, RSBENCH_HALF_PAIRS
 from ..errors import InputError, check_claim
 from ..seeds import child_rng
 
@@ -74,12 +75,10 @@ SUPPORTS = ("full", "same_parity", "evenodd", "half")
 N_PIXELS = 64
 PIXEL_MAX = 16.0  # load_digits pixels are integers 0..16
 
-# rsbench MNAdd-EvenOdd (``shortmnist``): the training pairs, both orders.
-_EVENODD_UNORDERED = ((0, 6), (2, 8), (4, 6), (4, 8), (1, 5), (3, 7), (1, 9), (3, 9))
-MNADD_EVENODD = tuple(sorted({p for a, b in _EVENODD_UNORDERED for p in ((a, b), (b, a))}))
-# rsbench MNIST-Half (``halfmnist``): digits 0-4, the training pairs, both orders.
-_HALF_UNORDERED = ((0, 0), (0, 1), (2, 3), (2, 4))
-MNADD_HALF = tuple(sorted({p for a, b in _HALF_UNORDERED for p in ((a, b), (b, a))}))
+# rsbench MNAdd-EvenOdd (``shortmnist``) and MNIST-Half (``halfmnist``, digits 0-4): the
+# training pairs as read from rsbench's code in nesybench.counting.tasks, in both orders.
+MNADD_EVENODD = tuple(sorted({p for a, b in RSBENCH_EVEN_ODD_PAIRS for p in ((a, b), (b, a))}))
+MNADD_HALF = tuple(sorted({p for a, b in RSBENCH_HALF_PAIRS for p in ((a, b), (b, a))}))
 
 
 def _sum(c: np.ndarray) -> np.ndarray:
