@@ -22,6 +22,7 @@ LAYERS = {
     "seeds": 0,
     "console": 0,
     "io": 0,
+    "images": 0,
     "tables": 0,
     "metrics": 0,
     "logic": 1,

@@ -32,6 +32,8 @@ rule shortcuts_generate_digits:
     """shortcuts: MNIST-Addition tuples on real handwritten digits, gold digits on every split."""
     input:
         code=code("generate", "shortcuts"),
+        # a user's .npz of digit images (shortcuts.digits.images), when one is set
+        images=config["shortcuts"]["digits"].get("images") or [],
     output:
         **stage_outputs("shortcuts", "generate", "digits"),
     params:
