@@ -521,8 +521,14 @@ def _joint_factors(node, pinned_rows: np.ndarray) -> tuple[tuple[int, int], ...]
 def _disentangled(node, pinned_rows, budget) -> tuple[int, int | None, str]:
     if isinstance(node, Outputs) and _factors(node):
         pairs, distinct, engines = 1, 1, []
-        for part, sub in zip(node.parts, node.split(pinned_rows)):
-            p, d, e = _disentangled(part, sub, budget)
+        for b, (part, sub) in enumerate(zip(node.parts, node.split(pinned_rows)), start=1):
+            try:
+                p, d, e = _disentangled(part, sub, budget)
+            except CountRefused as exc:
+                raise CountRefused(
+                    f"the {len(node.parts)} outputs share no concept, so N_opt is the product "
+                    f"of their parts' counts; part {b} ({part.k} concepts): {exc}"
+                ) from None
             pairs *= p
             distinct = None if distinct is None or d is None else distinct * d
             engines.append(e)

@@ -36,6 +36,7 @@ Example:
   nesybench count --knowledge sum --domains 10,10 --support 0:6,6:0,1:5,5:1 --extractor \\
       disentangled --json
   nesybench count --knowledge-table my_k.csv --support-file seen.csv --extractor joint
+  nesybench count --task rsbench/mnadd-evenodd --extractor shared          # 36 (nesybench tasks)
 
 The exact searches refuse work past a budget, naming the option that lifts it
 (--max-subproblems, --max-states; 0 = no limit).
@@ -50,6 +51,7 @@ Example:
   nesybench plan-supervision --knowledge sum --domains 10,10 --support-frac 1 --budget 2
   nesybench plan-supervision --knowledge xor --k 3 --support 000,011,101 --budget 2 \\
       --extractor disentangled --json
+  nesybench plan-supervision --task rsbench/sdd-oia --budget 3             # 31104 > 64 > 1
 """
 
 
