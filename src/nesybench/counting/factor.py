@@ -422,9 +422,12 @@ def count_structure(
     *,
     supervised: Sequence[str] = (),
     max_subproblems: int | None = None,
+    max_memory: int | None = None,
 ) -> CountResult:
     """N_opt of ``extractor`` on the structured task ``node`` (see the module docstring).
 
+    ``max_subproblems`` and ``max_memory`` (bytes) bound each engine count it makes, as
+    ``count_disentangled`` / ``count_shared`` take them (None: their defaults, 0: none).
     Returns a :class:`~nesybench.counting.CountResult` (``method="structure"``, ``engine``
     saying which rule and engines counted it); raises :class:`CountRefused` when no exact
     route exists, with what the count would involve.
@@ -436,10 +439,11 @@ def count_structure(
     """
     pinned, rows = _pinned_rows(node, supervised)
     common = _common(node, extractor, pinned)
+    limits = _limits(max_subproblems, max_memory)
     if extractor == "joint":
         return _joint(node, rows, common)
     if extractor == "disentangled":
-        pairs, distinct, engine = _disentangled(node, rows, max_subproblems)
+        pairs, distinct, engine = _disentangled(node, rows, limits)
         return CountResult(
             exact=True,
             n_opt=pairs,
@@ -455,7 +459,7 @@ def count_structure(
                 "extractor shared: one map for every concept needs equal domains, got "
                 f"{list(node.domains)}"
             )
-        value, engine = _shared(node, rows, max_subproblems)
+        value, engine = _shared(node, rows, limits)
         return CountResult(
             exact=True,
             n_opt=value,
@@ -465,6 +469,12 @@ def count_structure(
             **common,
         )
     raise InputError(f"extractor: must be one of joint, disentangled, shared, got {extractor!r}")
+
+
+def _limits(max_subproblems: int | None, max_memory: int | None) -> dict:
+    """The engines' budget options that were given (the engines' defaults otherwise)."""
+    given = {"max_subproblems": max_subproblems, "max_memory": max_memory}
+    return {key: value for key, value in given.items() if value is not None}
 
 
 def _log2(value: int) -> float:
@@ -518,12 +528,12 @@ def _joint_factors(node, pinned_rows: np.ndarray) -> tuple[tuple[int, int], ...]
 # disentangled -------------------------------------------------------------------------------
 
 
-def _disentangled(node, pinned_rows, budget) -> tuple[int, int | None, str]:
+def _disentangled(node, pinned_rows, limits: dict) -> tuple[int, int | None, str]:
     if isinstance(node, Outputs) and _factors(node):
         pairs, distinct, engines = 1, 1, []
         for b, (part, sub) in enumerate(zip(node.parts, node.split(pinned_rows)), start=1):
             try:
-                p, d, e = _disentangled(part, sub, budget)
+                p, d, e = _disentangled(part, sub, limits)
             except CountRefused as exc:
                 raise CountRefused(
                     f"the {len(node.parts)} outputs share no concept, so N_opt is the product "
@@ -535,7 +545,7 @@ def _disentangled(node, pinned_rows, budget) -> tuple[int, int | None, str]:
         return pairs, distinct, "product over independent outputs: " + "; ".join(engines)
     table = _engine_table(node, "disentangled")
     try:
-        result = count_disentangled(_engine_task(table, pinned_rows), max_subproblems=budget)
+        result = count_disentangled(_engine_task(table, pinned_rows), **limits)
     except SearchTooLarge as exc:
         raise CountRefused(f"{_estimate(node, 'disentangled')}; {exc}") from None
     return result.n_opt, result.n_distinct, result.engine
@@ -617,30 +627,30 @@ def _engine_task(table: Table, pinned_rows: np.ndarray) -> CountingTask:
 # shared ---------------------------------------------------------------------------------------
 
 
-def _shared(node, pinned_rows, budget) -> tuple[int, str]:
+def _shared(node, pinned_rows, limits: dict) -> tuple[int, str]:
     d = node.domains[0]
     few_maps = d**d <= SHARED_MAPS_MAX
     if isinstance(node, Table) and (
         node.support is None or node.n_observed <= MAX_LISTED_SUPPORT or not few_maps
     ):
-        return _engine_shared(_engine_table(node, "shared"), pinned_rows, budget), (
+        return _engine_shared(_engine_table(node, "shared"), pinned_rows, limits), (
             "the engine on the listed table"
         )
     if isinstance(node, Outputs):
         merged = _merged(node)
         if merged is not None:
             pins = np.concatenate(node.split(pinned_rows)).reshape(-1, merged.k)
-            value = _engine_shared(merged, pins, budget)
+            value = _engine_shared(merged, pins, limits)
             return value, "parts with the same concepts merged into one table (label = tuple)"
     if few_maps:
         ok = _fixing(d, pinned_rows) & _valid_maps(node, d)
         return int(ok.sum()), f"each of the {d}^{d} maps checked part by part ({node.describe()})"
     if isinstance(node, AllEqual) and node.copies > 2:
         two = AllEqual(node.part, 2, node.output)
-        value, engine = _shared(two, _pairs_of_copies(node, pinned_rows), budget)
+        value, engine = _shared(two, _pairs_of_copies(node, pinned_rows), limits)
         return value, f"two copies instead of {node.copies} (the same maps): {engine}"
     table = _engine_table(node, "shared")
-    return _engine_shared(table, pinned_rows, budget), "the engine on the listed table"
+    return _engine_shared(table, pinned_rows, limits), "the engine on the listed table"
 
 
 def _valid_maps(node, d: int) -> np.ndarray:
@@ -661,9 +671,9 @@ def _listed_part(part) -> Table:
     return part.table()
 
 
-def _engine_shared(table: Table, pinned_rows, budget) -> int:
+def _engine_shared(table: Table, pinned_rows, limits: dict) -> int:
     try:
-        return count_shared(_engine_task(table, pinned_rows), max_subproblems=budget).n_opt
+        return count_shared(_engine_task(table, pinned_rows), **limits).n_opt
     except SearchTooLarge as exc:
         raise CountRefused(f"{_estimate(table, 'shared')}; {exc}") from None
 
@@ -759,6 +769,7 @@ def plan_structure(
     extractor: str = "disentangled",
     exact_max_subsets: int = 0,
     max_subproblems: int | None = None,
+    max_memory: int | None = None,
 ) -> SupervisionPlan:
     """The greedy supervision plan of ``plan_supervision`` on a structured task.
 
@@ -771,10 +782,10 @@ def plan_structure(
     """
     if isinstance(node, Outputs) and extractor == "disentangled" and _factors(node):
         tables = [p.table() for p in node.parts]
-        return _plan_outputs(node, tables, budget, max_subproblems)
+        return _plan_outputs(node, tables, budget, max_subproblems, max_memory)
     table = _engine_table(node, extractor)
     task = _engine_task(table, np.zeros((0, node.k), dtype=np.int64))
-    options = {} if max_subproblems is None else {"max_subproblems": max_subproblems}
+    options = _limits(max_subproblems, max_memory)
     try:
         return plan_supervision(
             task, budget, extractor=extractor, exact_max_subsets=exact_max_subsets, **options
@@ -783,7 +794,7 @@ def plan_structure(
         raise CountRefused(f"{_estimate(node, extractor)}; {exc}") from None
 
 
-def _plan_outputs(node: Outputs, tables, budget, max_subproblems) -> SupervisionPlan:
+def _plan_outputs(node: Outputs, tables, budget, max_subproblems, max_memory) -> SupervisionPlan:
     plans = []
     for table in tables:
         n_candidates = table.n_observed
@@ -793,6 +804,7 @@ def _plan_outputs(node: Outputs, tables, budget, max_subproblems) -> Supervision
                 min(budget, n_candidates),
                 extractor="disentangled",
                 max_subproblems=max_subproblems,
+                max_memory=max_memory,
             )
             if n_candidates
             else None

@@ -534,14 +534,23 @@ def count_task(
     support: Sequence[str] | None = None,
     supervised: Sequence[str] = (),
     max_subproblems: int | None = None,
+    max_memory: int | None = None,
 ) -> CountResult:
     """N_opt of ``extractor`` on ``task`` at its own support (or ``support``), exact.
 
-    Raises :class:`CountRefused` (a one-line ``InputError``) when no exact route exists.
+    ``max_subproblems`` / ``max_memory`` (bytes) bound each engine count (None: the
+    engines' defaults; 0: no limit).  Raises :class:`CountRefused` (a one-line
+    ``InputError``) when no exact route exists.
     """
     task = get_task(task) if isinstance(task, str) else task
     node = _structure(task, support)
-    return count_structure(node, extractor, supervised=supervised, max_subproblems=max_subproblems)
+    return count_structure(
+        node,
+        extractor,
+        supervised=supervised,
+        max_subproblems=max_subproblems,
+        max_memory=max_memory,
+    )
 
 
 def plan_task(
@@ -552,6 +561,7 @@ def plan_task(
     support: Sequence[str] | None = None,
     exact_max_subsets: int = 0,
     max_subproblems: int | None = None,
+    max_memory: int | None = None,
 ) -> SupervisionPlan:
     """The greedy supervision plan of ``extractor`` on ``task`` (see ``plan_structure``)."""
     task = get_task(task) if isinstance(task, str) else task
@@ -569,6 +579,7 @@ def plan_task(
         extractor=extractor,
         exact_max_subsets=exact_max_subsets,
         max_subproblems=max_subproblems,
+        max_memory=max_memory,
     )
 
 

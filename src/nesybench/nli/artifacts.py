@@ -56,6 +56,7 @@ ARTIFACTS = Registry(
                 "program_causes",
                 "program_disagreements",
                 "program_depths",
+                "program_failures",
                 "checker_agreement",
             ),
             params=(),

@@ -10,36 +10,40 @@ from __future__ import annotations
 import argparse
 import time
 
+from ..cli_args import add_command, add_json, check_out, examples, write_out
 from ..errors import UserError
-from ..io import atomic_write, csv_bytes, dumps_json
+from ..io import csv_bytes, dumps_json
+from .cli import _memory_bytes
 
 TASKS_EXAMPLE = """
 Each task's knowledge and training support are read from rsbench's code
 (github:unitn-sml/rsbench-code); `source` names the file and function, `support` says
 where the support comes from (a free choice where the code leaves it to data files).
 
-Example:
-  nesybench tasks
-  nesybench tasks rsbench/sdd-oia            # every concept of one task
-  nesybench tasks --json
-  nesybench count --task rsbench/mnadd-evenodd --extractor shared        # 36
-  nesybench count --task rsbench/sdd-oia --extractor disentangled --json
-  nesybench count --task rsbench/xor --export-knowledge k.csv --export-support s.csv
-  nesybench plan-supervision --task rsbench/mnadd-evenodd --budget 4
-"""
+""" + examples(
+    "nesybench tasks",
+    "nesybench tasks rsbench/sdd-oia            # every concept of one task",
+    "nesybench tasks --json",
+    "nesybench count --task rsbench/mnadd-evenodd --extractor shared        # 36",
+    "nesybench count --task rsbench/sdd-oia --extractor disentangled --json",
+    "nesybench count --task rsbench/xor --export-knowledge k.csv --export-support s.csv",
+    "nesybench plan-supervision --task rsbench/mnadd-evenodd --budget 4",
+)
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "tasks",
         help="list the named tasks (rsbench's, knowledge read from its code): concepts, "
         "outputs, states, sources",
         description="The named tasks `count --task` and `plan-supervision --task` take.",
         epilog=TASKS_EXAMPLE,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("name", nargs="?", help="show one task in full (every concept)")
-    parser.add_argument("--json", action="store_true", help="print JSON records instead of text")
+    parser.add_argument(
+        "name", nargs="?", metavar="NAME", help="show one task in full (every concept)"
+    )
+    add_json(parser, help="print JSON records instead of text")
     parser.set_defaults(func=run_tasks)
 
 
@@ -164,8 +168,7 @@ def run_named_count(args: argparse.Namespace) -> int:
         ("--export-knowledge", args.export_knowledge),
         ("--export-support", args.export_support),
     ):
-        if path:
-            _check_export(path, option)
+        check_out(path, inputs=[args.support_file], flag=option)
     support = _support_of(args, task)
     supervised = _supervised(args)
     started = time.perf_counter()
@@ -178,6 +181,7 @@ def run_named_count(args: argparse.Namespace) -> int:
             support=support,
             supervised=supervised,
             max_subproblems=args.max_subproblems,
+            max_memory=_memory_bytes(args),
         )
     seconds = time.perf_counter() - started
     _write_exports(args, task, support)
@@ -224,6 +228,7 @@ def _count_listed(args, task, support, supervised):
         delta=args.delta,
         seed=args.seed,
         max_subproblems=args.max_subproblems,
+        max_memory=_memory_bytes(args),
         **({} if args.max_states is None else {"max_states": args.max_states}),
     )
 
@@ -301,12 +306,6 @@ def _print_named_count(task, result, record, seconds: float) -> None:
     )
 
 
-def _check_export(path: str, option: str) -> None:
-    from .cli import _check_output
-
-    _check_output(path, option)
-
-
 def _write_exports(args, task, support) -> None:
     from ..counting.tasks import knowledge_frame, support_frame
 
@@ -330,10 +329,7 @@ def _write_frame(path: str, frame, option: str) -> None:
         data = parquet_bytes(
             frame, key=key, instrument="shortcuts", stage="export", params_hash="-"
         )
-    try:
-        atomic_write(path, data)
-    except OSError as exc:
-        raise UserError(f"{option}: cannot write {path} ({exc.strerror})") from None
+    write_out(path, data, flag=option)
 
 
 def run_named_plan(args: argparse.Namespace) -> int:
@@ -351,6 +347,7 @@ def run_named_plan(args: argparse.Namespace) -> int:
         support=support,
         exact_max_subsets=args.exact_max_subsets,
         max_subproblems=args.max_subproblems,
+        max_memory=_memory_bytes(args),
     )
     record = plan.to_json()
     record["task"] = task.name
