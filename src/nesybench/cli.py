@@ -30,6 +30,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "nesybench.shortcuts.cli",
         "choose which observed states to give concept labels to (greedy, N_opt per pick)",
     ),
+    "tasks": (
+        "nesybench.shortcuts.named_tasks",
+        "list the named tasks (rsbench's, knowledge read from its code): concepts, outputs, states",
+    ),
     "score-concepts": (
         "nesybench.shortcuts.cli",
         "score your model's concept predictions: AccC, F1(C), Cls(C), ECE(C), occurrence, AccY",

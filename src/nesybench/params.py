@@ -224,19 +224,22 @@ def _lookup(params: dict, dotted: str) -> Any:
     return node
 
 
-def _key_references(schema: Any, resolver: Any, at: tuple = ()) -> list[tuple[tuple, str]]:
-    """(schema path, dotted target) of every ``x-key-of`` annotation, following $refs."""
+def _key_references(
+    schema: Any, resolver: Any, at: tuple = (), *, key: str = "x-key-of"
+) -> list[tuple[tuple, str]]:
+    """(schema path, value) of every ``key`` annotation (``x-key-of``: the dotted target),
+    following $refs."""
     found = []
     if isinstance(schema, dict):
         if "$ref" in schema:
             resolved = resolver.lookup(schema["$ref"])
-            found.extend(_key_references(resolved.contents, resolved.resolver, at))
-        if "x-key-of" in schema:
-            found.append((at, schema["x-key-of"]))
-        for key, sub in schema.get("properties", {}).items():
-            found.extend(_key_references(sub, resolver, (*at, key)))
+            found.extend(_key_references(resolved.contents, resolved.resolver, at, key=key))
+        if key in schema:
+            found.append((at, schema[key]))
+        for name, sub in schema.get("properties", {}).items():
+            found.extend(_key_references(sub, resolver, (*at, name), key=key))
         if isinstance(schema.get("items"), dict):
-            found.extend(_key_references(schema["items"], resolver, (*at, "[]")))
+            found.extend(_key_references(schema["items"], resolver, (*at, "[]"), key=key))
     return found
 
 
@@ -270,11 +273,35 @@ def _check_references(params: dict, schema_dir: Path, source: str) -> None:
                 )
 
 
+def _check_digit_images(path: str) -> None:
+    from .images import check_digit_npz
+
+    check_digit_npz(path)
+
+
+# ``x-file: <kind>`` in the schema: the value names a file whose content is checked at load time
+FILE_CHECKS = {"digit-images": _check_digit_images}
+
+
+def _check_files(params: dict, schema_dir: Path, source: str) -> None:
+    """Values annotated ``x-file: <kind>`` name a readable file of that kind (None: unset)."""
+    registry, main = _registry(schema_dir)
+    for path, kind in _key_references(main, registry.resolver(), key="x-file"):
+        for where, value in _values_at(params, path):
+            if value is not None:
+                try:
+                    FILE_CHECKS[kind](value)
+                except UserError as exc:
+                    raise UserError(f"{source}: {where}: {exc}") from None
+
+
 def validate_params(params: Any, *, schema_dir: Path, source: str = "params.yaml") -> dict:
     """Validate ``params`` against the schema; raise one ``UserError`` line on the first violation.
 
-    Beyond the JSON Schema: every number must be finite, and a value annotated
-    ``x-key-of: <dotted path>`` in the schema must name a key of that mapping.
+    Beyond the JSON Schema: every number must be finite, a value annotated
+    ``x-key-of: <dotted path>`` in the schema must name a key of that mapping, and one
+    annotated ``x-file: <kind>`` must name a file whose content passes that kind's check
+    (``digit-images``: :func:`nesybench.images.check_digit_npz`).
     """
     if not isinstance(params, dict):
         got = "an empty file" if params is None else type(params).__name__
@@ -296,6 +323,7 @@ def validate_params(params: Any, *, schema_dir: Path, source: str = "params.yaml
         error = max(errors, key=lambda e: len(e.absolute_path))
         raise UserError(f"{source}: {_describe(error)}")
     _check_references(params, schema_dir, source)
+    _check_files(params, schema_dir, source)
     return params
 
 

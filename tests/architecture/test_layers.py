@@ -24,6 +24,7 @@ LAYERS = {
     "io": 0,
     "canonical": 0,
     "numeric_env": 0,
+    "images": 0,
     "tables": 0,
     "metrics": 0,
     "logic": 1,

@@ -7,6 +7,7 @@ from nesybench.cli import build_parser, main
 COMMANDS = [
     "count",
     "plan-supervision",
+    "tasks",
     "score-concepts",
     "calibrate",
     "reliability",

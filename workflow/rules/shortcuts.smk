@@ -4,6 +4,7 @@
 #   generate            concept tasks (demo, counting table, model datasets), certified
 #   generate  digits    MNIST-Addition tuples per digit support, image pools, samples
 #   count               N_opt per task x support x extractor, certified
+#   count     rsbench   rsbench's named tasks: N_opt per family, greedy plans to N_opt = 1
 #   train     concepts  block: label-only nets on every model dataset, concept-supervised twins
 #   train     exhibit   the head-to-head exhibit: first collapsing seed of a declared scan
 #   train     digits    block: every digit support x mitigation model
@@ -31,6 +32,8 @@ rule shortcuts_generate_digits:
     """shortcuts: MNIST-Addition tuples on real handwritten digits, gold digits on every split."""
     input:
         code=code("generate", "shortcuts"),
+        # a user's .npz of digit images (shortcuts.digits.images), when one is set
+        images=config["shortcuts"]["digits"].get("images") or [],
     output:
         **stage_outputs("shortcuts", "generate", "digits"),
     params:
@@ -51,6 +54,18 @@ rule shortcuts_count:
         section=job_section("shortcuts", "count"),
     shell:
         "python stages/count.py shortcuts"
+
+
+rule shortcuts_count_rsbench:
+    """shortcuts: rsbench's named tasks, N_opt per family at their supports and greedy plans."""
+    input:
+        code=code("count", "shortcuts"),
+    output:
+        **stage_outputs("shortcuts", "count", "rsbench"),
+    params:
+        section=job_section("shortcuts", "count", "rsbench"),
+    shell:
+        "python stages/count.py shortcuts rsbench"
 
 
 rule shortcuts_train_concepts:

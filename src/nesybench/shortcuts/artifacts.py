@@ -8,6 +8,7 @@ read the blocks covering seeds ``0 .. n_seeds - 1``.
 generate            concept tasks (demo, counting table, model datasets), certified
 generate  digits    MNIST-Addition tuples per digit support, image pools, certificate, samples
 count               N_opt per task x support x extractor, certified
+count     rsbench   rsbench's named tasks: N_opt per family, greedy plans down to N_opt = 1
 train     concepts  per block: label-only nets on every model dataset, the concept-supervised twin
 train     exhibit   the head-to-head exhibit: the first collapsing seed of a declared scan, its twin
 train     digits    per block: every digit support x mitigation model
@@ -80,6 +81,13 @@ ARTIFACTS = Registry(
             tables=("n_opt", "dimacs", "categorical_counts", "categorical_plans"),
             plots=("n_opt",),
             sweep_free=True,
+        ),
+        Job(
+            "count",
+            "rsbench",
+            tables=("rsbench_counts", "rsbench_plans", "rsbench_notes"),
+            params=("rsbench",),
+            doc="rsbench's named tasks: N_opt per family at each task's support, greedy plans",
         ),
         _block("train", "concepts", ("concept_weights",), "one block's concept nets"),
         Job(

@@ -68,6 +68,7 @@ from ..counting import (
 from ..counting.bypermutation import disentangled_by_permutation
 from ..counting.oracles import ENUMERATION_LIMIT
 from ..counting.search import disentangled_search
+from ..counting.tasks import RSBENCH_EVEN_ODD_PAIRS  # read from rsbench's code, once
 from ..errors import UserError, check_claim
 from ..logic.knowledge import make_knowledge
 from ..logic.states import all_states, parse_states, state_str, states_index
@@ -80,9 +81,6 @@ __all__ = [
     "SUPPORT_NAMES",
 ]
 
-# rsbench-code, rsseval/rss/datasets/shortcutmnist.py, SHORTMNIST.filtrate: the training pairs
-# (first digit, second digit) of MNIST-Even-Odd; the dataset keeps each pair and its swap.
-RSBENCH_EVEN_ODD_PAIRS = ((0, 6), (2, 8), (4, 6), (4, 8), (1, 5), (3, 7), (1, 9), (3, 9))
 SUPPORT_NAMES = ("all", "same_parity", "rsbench_evenodd")
 FAMILIES = ("joint", "disentangled", "shared")
 REDUCED_DIGITS = 3  # the enumeration cross-check runs the same support rule on digits 0..2

@@ -40,6 +40,7 @@ The exact searches refuse work past a budget, naming the option that lifts it
     "nesybench count --knowledge sum --domains 10,10 --support 0:6,6:0,1:5,5:1 --extractor \\",
     "    disentangled --json",
     "nesybench count --knowledge-table my_k.csv --support-file seen.csv --extractor joint",
+    "nesybench count --task rsbench/mnadd-evenodd --extractor shared    # 36 (nesybench tasks)",
 )
 
 PLAN_EXAMPLE = """
@@ -51,6 +52,7 @@ at most --exact-max-subsets subsets need trying, so the greedy gap is visible.
     "nesybench plan-supervision --knowledge sum --domains 10,10 --support-frac 1 --budget 2",
     "nesybench plan-supervision --knowledge xor --k 3 --support 000,011,101 --budget 2 \\",
     "    --extractor disentangled --json",
+    "nesybench plan-supervision --task rsbench/sdd-oia --budget 3          # 31104 > 64 > 1",
 )
 
 
@@ -74,6 +76,12 @@ def _add_task_arguments(parser) -> None:
         metavar="FILE",
         help="CSV/Parquet with columns c1..ck (ints) and y: the label of every state",
     )
+    what.add_argument(
+        "--task",
+        metavar="NAME",
+        help="a named task (`nesybench tasks` lists them, e.g. rsbench/mnadd-evenodd): its "
+        "knowledge, concepts and support",
+    )
     shape = parser.add_mutually_exclusive_group()
     shape.add_argument("--k", type=int, metavar="K", help="number of binary concepts (>= 1)")
     shape.add_argument(
@@ -81,7 +89,7 @@ def _add_task_arguments(parser) -> None:
         metavar="D1,D2,...",
         help="domain size of each concept (>= 2 each), e.g. 10,10 for two digits",
     )
-    where = parser.add_mutually_exclusive_group(required=True)
+    where = parser.add_mutually_exclusive_group()  # required unless --task (checked in _task_of)
     where.add_argument("--support", metavar="S1,S2,...", help="observed states, comma-separated")
     where.add_argument(
         "--support-file", metavar="FILE", help="CSV/Parquet with columns c1..ck: observed states"
@@ -181,6 +189,18 @@ def _add_count(subparsers) -> None:
         flag="--dimacs",
         metavar="FILE.cnf",
         help="also write the DIMACS formula that was model-counted",
+    )
+    add_out(
+        parser,
+        flag="--export-knowledge",
+        metavar="K.csv",
+        help="with --task: also write its knowledge as a --knowledge-table (CSV or Parquet)",
+    )
+    add_out(
+        parser,
+        flag="--export-support",
+        metavar="S.csv",
+        help="with --task: also write its support as a --support-file (CSV or Parquet)",
     )
     add_json(parser, help="print one JSON record instead of text")
     parser.set_defaults(func=run_count)
@@ -311,6 +331,11 @@ def _task_of(args):
     from ..counting import CountingTask, support_states
 
     _check_common(args)
+    if args.support is None and args.support_file is None and args.support_frac is None:
+        raise UserError(
+            "--support, --support-file or --support-frac: one is required (a named --task "
+            "brings its own support)"
+        )
     domains = _domains_of(args)
     knowledge = _knowledge_of(args, domains)
     dims = knowledge.domains
@@ -343,6 +368,13 @@ def run_count(args: argparse.Namespace) -> int:
         _check_number("--epsilon", args.epsilon, 0, MAX_EPSILON, low_open=True)
         _check_number("--delta", args.delta, 0, 1, low_open=True, high_open=True)
     check_out(args.dimacs, inputs=[args.knowledge_table, args.support_file], flag="--dimacs")
+    if args.task:
+        from .named_tasks import run_named_count
+
+        _check_common(args)
+        return run_named_count(args)
+    if args.export_knowledge or args.export_support:
+        raise UserError("--export-knowledge, --export-support: write a named task; give --task")
     task = _task_of(args)
     if args.dimacs and not task.is_binary:
         raise UserError(
@@ -419,6 +451,11 @@ def run_plan_supervision(args: argparse.Namespace) -> int:
         raise UserError(f"--exact-max-subsets: must be >= 0, got {args.exact_max_subsets}")
     if args.budget < 1:
         raise UserError(f"--budget: must be >= 1, got {args.budget}")
+    if args.task:
+        from .named_tasks import run_named_plan
+
+        _check_common(args)
+        return run_named_plan(args)
     task = _task_of(args)
     options = {} if args.max_subproblems is None else {"max_subproblems": args.max_subproblems}
     if args.max_memory is not None:

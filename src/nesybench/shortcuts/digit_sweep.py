@@ -109,6 +109,7 @@ def generate_tasks(digits: Mapping, *, seed: int) -> dict[str, DigitTask]:
             n_tuples={k: int(v) for k, v in digits["n_tuples"].items()},
             image_fracs=[float(f) for f in digits["image_fracs"]],
             seed=seed,
+            images=digits.get("images"),
         )
         tasks[name] = replace(task, support_name=name)
     return tasks

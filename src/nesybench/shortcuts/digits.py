@@ -1,8 +1,12 @@
 """MNIST-Addition-style tasks on real handwritten digits, with gold digits on every split.
 
-The images are scikit-learn's bundled ``load_digits`` (1,797 real 8x8 scans of
-handwritten digits shipped inside the package: no download).  A task is built
-in two steps, so that no image is ever shared between splits:
+The images are scikit-learn's bundled ``load_digits`` by default (1,797 real 8x8 scans
+of handwritten digits shipped inside the package: no download), or a user's ``.npz``
+(``shortcuts.digits.images``: arrays ``images`` N x H x W or N x D and ``labels`` 0-9,
+e.g. MNIST; :mod:`nesybench.images` reads and checks it, and the image size is the
+file's).  A task records its image source and the file's SHA-256, and a stage that reads
+the task back refuses a file that changed since.  A task is built in two steps, so that
+no image is ever shared between splits:
 
 1. **split the images**: stratified by digit into disjoint ``train`` / ``val``
    / ``test`` pools (fractions ``image_fracs``; disjointness and coverage are
@@ -37,11 +41,14 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, check_claim
+from ..counting.tasks import RSBENCH_EVEN_ODD_PAIRS, RSBENCH_HALF_PAIRS
+from ..errors import InputError, UserError, check_claim
+from ..images import DigitImages, file_digest, read_digit_npz
 from ..seeds import child_rng
 
 __all__ = [
@@ -71,15 +78,14 @@ __all__ = [
 IMAGE_SPLITS = ("train", "val", "test")
 SPLITS = ("train", "val", "test", "ood")
 SUPPORTS = ("full", "same_parity", "evenodd", "half")
-N_PIXELS = 64
+N_PIXELS = 64  # scikit-learn's 8x8 digits; a user's file brings its own size
 PIXEL_MAX = 16.0  # load_digits pixels are integers 0..16
+SKLEARN = "sklearn"  # the image source name of scikit-learn's bundled digits
 
-# rsbench MNAdd-EvenOdd (``shortmnist``): the training pairs, both orders.
-_EVENODD_UNORDERED = ((0, 6), (2, 8), (4, 6), (4, 8), (1, 5), (3, 7), (1, 9), (3, 9))
-MNADD_EVENODD = tuple(sorted({p for a, b in _EVENODD_UNORDERED for p in ((a, b), (b, a))}))
-# rsbench MNIST-Half (``halfmnist``): digits 0-4, the training pairs, both orders.
-_HALF_UNORDERED = ((0, 0), (0, 1), (2, 3), (2, 4))
-MNADD_HALF = tuple(sorted({p for a, b in _HALF_UNORDERED for p in ((a, b), (b, a))}))
+# rsbench MNAdd-EvenOdd (``shortmnist``) and MNIST-Half (``halfmnist``, digits 0-4): the
+# training pairs as read from rsbench's code in nesybench.counting.tasks, in both orders.
+MNADD_EVENODD = tuple(sorted({p for a, b in RSBENCH_EVEN_ODD_PAIRS for p in ((a, b), (b, a))}))
+MNADD_HALF = tuple(sorted({p for a, b in RSBENCH_HALF_PAIRS for p in ((a, b), (b, a))}))
 
 
 def _sum(c: np.ndarray) -> np.ndarray:
@@ -96,21 +102,25 @@ KNOWLEDGE = {"sum": _sum, "product": _product}
 # ---- images ---------------------------------------------------------------------
 
 
-@lru_cache(maxsize=1)
-def _load() -> tuple[np.ndarray, np.ndarray]:
-    from sklearn.datasets import load_digits
+@lru_cache(maxsize=4)
+def image_source(source: str | None = None) -> DigitImages:
+    """The digit images of ``source``: None or ``"sklearn"`` for scikit-learn's bundled
+    digits, else the path of a user's ``.npz`` (read and checked once per process)."""
+    if source in (None, SKLEARN):
+        from sklearn.datasets import load_digits
 
-    bunch = load_digits()
-    images = np.ascontiguousarray(bunch.data, dtype=np.float64) / PIXEL_MAX
-    digits = np.asarray(bunch.target, dtype=np.int64)
-    images.setflags(write=False)
-    digits.setflags(write=False)
-    return images, digits
+        bunch = load_digits()
+        images = np.ascontiguousarray(bunch.data, dtype=np.float64) / PIXEL_MAX
+        digits = np.asarray(bunch.target, dtype=np.int64)
+        images.setflags(write=False)
+        digits.setflags(write=False)
+        return DigitImages(images, digits, (8, 8), SKLEARN, "")
+    return read_digit_npz(source)
 
 
-def load_digit_images() -> tuple[np.ndarray, np.ndarray]:
-    """scikit-learn's bundled handwritten digits: pixels ``(1797, 64)`` in [0, 1] and digits
-    ``(1797,)``.
+def load_digit_images(source: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Pixels ``(N, D)`` in [0, 1] and digits ``(N,)`` of ``source`` (default: scikit-learn's
+    bundled handwritten digits, ``(1797, 64)``).
 
     The arrays are read-only and shared between calls.
 
@@ -118,7 +128,8 @@ def load_digit_images() -> tuple[np.ndarray, np.ndarray]:
     >>> images.shape, int(digits.max()), float(images.max())
     ((1797, 64), 9, 1.0)
     """
-    return _load()
+    images = image_source(source)
+    return images.pixels, images.digits
 
 
 def split_images(
@@ -273,10 +284,17 @@ class DigitTask:
     splits: dict  # split name -> TupleSplit
     seed: int
     support_name: str
+    images_source: str = SKLEARN  # "sklearn" or the path of the user's .npz
+    images_digest: str = ""  # the file's SHA-256 ("" for the bundled digits)
+    image_shape: tuple[int, int] = (8, 8)
 
     @property
     def images(self) -> np.ndarray:
-        return load_digit_images()[0]
+        return load_digit_images(self.images_source)[0]
+
+    @property
+    def image_digits(self) -> np.ndarray:
+        return load_digit_images(self.images_source)[1]
 
     @property
     def unobserved(self) -> tuple[tuple[int, ...], ...]:
@@ -319,6 +337,7 @@ def make_digit_task(
     n_tuples: dict | None = None,
     image_fracs: Sequence[float] = (0.5, 0.2, 0.3),
     seed: int = 0,
+    images: str | None = None,
 ) -> DigitTask:
     """Build a digit-tuple task (see the module docstring).
 
@@ -332,6 +351,8 @@ def make_digit_task(
         :data:`DEFAULT_N_TUPLES`); ``ood`` is empty at full support whatever its count.
     image_fracs : stratified image fractions for train / val / test.
     seed : root seed; the image split and every tuple draw come from its named streams.
+    images : None for scikit-learn's bundled digits, else the path of an ``.npz``
+        (:mod:`nesybench.images`).
 
     >>> task = make_digit_task(support="evenodd", n_tuples={"train": 64}, seed=0)
     >>> len(task.splits["train"]), len(task.support), len(task.unobserved)
@@ -357,12 +378,14 @@ def make_digit_task(
     observed = resolve_support(support, n_digits=n_digits, n_positions=n_positions)
     name = support if isinstance(support, str) else "custom"
 
-    images, image_digits = load_digit_images()
+    source = image_source(images)
+    image_digits = source.digits
     keep = np.flatnonzero(image_digits < n_digits)
     pools = {
         s: keep[idx]
         for s, idx in split_images(image_digits[keep], fracs=image_fracs, seed=seed).items()
     }
+    _check_pools(pools, image_digits, observed, n_digits, n_positions, source.source)
     unobserved = tuple(t for t in all_tuples(n_digits, n_positions) if t not in set(observed))
     splits = {}
     for split in SPLITS:
@@ -386,16 +409,39 @@ def make_digit_task(
         splits=splits,
         seed=int(seed),
         support_name=name,
+        images_source=source.source,
+        images_digest=source.digest,
+        image_shape=source.shape,
     )
     _check_task(task)
     return task
+
+
+def _check_pools(pools, image_digits, observed, n_digits, n_positions, source) -> None:
+    """Every digit a split draws has an image in that split's pool (a user's file may not)."""
+    unobserved = set(all_tuples(n_digits, n_positions)) - set(observed)
+    needs = {
+        "train": set(observed),
+        "val": set(observed),
+        "test": set(observed) | unobserved,
+    }
+    for pool, tuples in needs.items():
+        shown = set(np.unique(image_digits[pools[pool]]).tolist())
+        for digit in sorted({v for t in tuples for v in t}):
+            if digit not in shown:
+                total = int((image_digits == digit).sum())
+                raise InputError(
+                    f"images: digit {digit} has no image in the {pool} pool ({source} holds "
+                    f"{total} image{'s' if total != 1 else ''} of it); every digit used needs "
+                    "images in the train, val and test pools"
+                )
 
 
 def _check_task(task: DigitTask) -> None:
     """The generator's promises, asserted: gold digits match the images, y = K(gold) on every
     split, each split uses only its own image pool, in-distribution splits stay on the support
     and ood covers only unobserved tuples."""
-    _, image_digits = load_digit_images()
+    image_digits = task.image_digits
     observed = set(task.support)
     for split, data in task.splits.items():
         if len(data) == 0:
@@ -441,7 +487,7 @@ def certificate(task: DigitTask) -> pd.DataFrame:
     >>> cert[cert.kind == "tuples"].query("item == 'all'")["count"].tolist()
     [0, 600, 8, 300]
     """
-    _, image_digits = load_digit_images()
+    image_digits = task.image_digits
     rows = []
     for split in IMAGE_SPLITS:
         pool = task.image_pools[split]
@@ -469,18 +515,19 @@ def certificate(task: DigitTask) -> pd.DataFrame:
     return df.sort_values(["kind", "split", "item"], kind="stable").reset_index(drop=True)
 
 
-SAMPLE_COLUMNS = ("point", "position", "digit", "y", "pixels")
+SAMPLE_COLUMNS = ("point", "position", "digit", "y", "pixels", "height", "width")
 
 
 def sample_table(task: DigitTask, *, split: str = "train", n: int = 12) -> pd.DataFrame:
     """The first ``n`` points of ``split`` (already shuffled), one row per (point, position):
-    the gold ``digit``, the point's label ``y`` and the image's 64 ``pixels``.
+    the gold ``digit``, the point's label ``y``, the image's ``pixels`` and its ``height`` and
+    ``width``.
 
     What the report draws as the generator's sample figure (:func:`sample_figure`).
 
     >>> t = sample_table(make_digit_task(n_tuples={"train": 4}, seed=0), n=2)
     >>> t.shape, sorted(t.columns)
-    ((4, 5), ['digit', 'pixels', 'point', 'position', 'y'])
+    ((4, 7), ['digit', 'height', 'pixels', 'point', 'position', 'width', 'y'])
     """
     if split not in SPLITS:
         raise InputError(f"split: must be one of {', '.join(SPLITS)}, got {split!r}")
@@ -490,8 +537,17 @@ def sample_table(task: DigitTask, *, split: str = "train", n: int = 12) -> pd.Da
     if not (isinstance(n, int) and n >= 1):
         raise InputError(f"n: must be an integer >= 1, got {n!r}")
     images = task.images
+    height, width = task.image_shape
     rows = [
-        (point, j, int(data.digits[point, j]), int(data.y[point]), images[i].tolist())
+        (
+            point,
+            j,
+            int(data.digits[point, j]),
+            int(data.y[point]),
+            images[i].tolist(),
+            height,
+            width,
+        )
         for point in range(min(n, len(data)))
         for j, i in enumerate(data.image_index[point])
     ]
@@ -519,7 +575,12 @@ def sample_figure(samples: pd.DataFrame, *, n_cols: int = 4, knowledge: str = "s
         if cell >= len(points):
             continue
         rows = samples[samples["point"] == points[cell]].sort_values("position")
-        strip = np.hstack([np.asarray(p, dtype=float).reshape(8, 8) for p in rows["pixels"]])
+        shape = (
+            (int(rows["height"].iloc[0]), int(rows["width"].iloc[0]))
+            if "height" in rows
+            else (8, 8)
+        )
+        strip = np.hstack([np.asarray(p, dtype=float).reshape(shape) for p in rows["pixels"]])
         ax.imshow(strip, cmap="gray_r", vmin=0.0, vmax=1.0, interpolation="nearest")
         digits = op.join(str(int(d)) for d in rows["digit"])
         ax.set_title(f"{digits} = {int(rows['y'].iloc[0])}", fontsize=8)
@@ -555,11 +616,12 @@ def task_tables(task: DigitTask) -> dict[str, pd.DataFrame]:
       (image indices, one per position), ``digits`` (gold digits) and ``y``;
     - ``pools``: one row per image the task uses: ``image``, ``digit``, ``pool``;
     - ``supports``: one row per digit tuple of the domain: ``state`` (``"a:b"``),
-      ``observed``, with ``knowledge``, ``n_digits`` and ``n_positions``.
+      ``observed``, with ``knowledge``, ``n_digits``, ``n_positions`` and the image source
+      (``images``, ``images_sha256``, ``image_height``, ``image_width``).
 
     :func:`task_from_tables` reads them back into the same task.
     """
-    _, image_digits = load_digit_images()
+    image_digits = task.image_digits
     name = task.support_name
     tuples = pd.DataFrame(
         [
@@ -588,10 +650,24 @@ def task_tables(task: DigitTask) -> dict[str, pd.DataFrame]:
                 task.knowledge,
                 task.n_digits,
                 task.n_positions,
+                task.images_source,
+                task.images_digest,
+                *task.image_shape,
             )
             for t in all_tuples(task.n_digits, task.n_positions)
         ],
-        columns=["support", "state", "observed", "knowledge", "n_digits", "n_positions"],
+        columns=[
+            "support",
+            "state",
+            "observed",
+            "knowledge",
+            "n_digits",
+            "n_positions",
+            "images",
+            "images_sha256",
+            "image_height",
+            "image_width",
+        ],
     )
     return {"tuples": tuples, "pools": pools, "supports": supports}
 
@@ -609,6 +685,7 @@ def task_from_tables(
         )
     first = sup.iloc[0]
     k = int(first["n_positions"])
+    source = _same_images(str(first["images"]), str(first["images_sha256"]))
     observed = tuple(
         sorted(tuple(int(v) for v in s.split(":")) for s in sup.loc[sup["observed"], "state"])
     )
@@ -633,6 +710,19 @@ def task_from_tables(
         splits=splits,
         seed=int(seed),
         support_name=support,
+        images_source=source.source,
+        images_digest=source.digest,
+        image_shape=(int(first["image_height"]), int(first["image_width"])),
     )
     _check_task(task)
     return task
+
+
+def _same_images(source: str, digest: str) -> DigitImages:
+    """The images the generate stage read, refused if the user's file changed since."""
+    if source != SKLEARN and (not Path(source).is_file() or file_digest(source) != digest):
+        raise UserError(
+            f"shortcuts.digits.images: {source} is gone or changed since the generate stage "
+            f"read it (sha256 {digest[:12]}...); rerun the generate stage"
+        )
+    return image_source(source)

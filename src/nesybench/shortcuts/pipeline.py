@@ -4,6 +4,7 @@ generate            seeded concept tasks (X, G, Y) for train / test / ood, certi
 generate  digits    MNIST-Addition tuples on real digits per support, certified
 count               N_opt per task and support fraction, for each extractor family,
                     certified against independent oracles before the table is printed
+count     rsbench   rsbench's named tasks (counting.tasks): N_opt per family, greedy plans
 train     concepts  one block of seeds: label-only nets on every model dataset, the twins
 train     exhibit   the head-to-head exhibit (first collapsing seed of a declared scan)
 train     digits    one block of seeds: every digit support x mitigation model
@@ -232,6 +233,19 @@ def count(ctx) -> None:
     ctx.write_metrics({**metrics, **categorical.metrics})
     printing.count_table(table, tasks)
     printing.categorical_counts(categorical.counts)
+
+
+def count_rsbench(ctx) -> None:
+    """rsbench's named tasks: N_opt of every family at each task's support, checked, and the
+    greedy plans; the seconds per count go to the log only (artifacts stay byte-identical)."""
+    from .rsbench_counts import rsbench_count_tables
+
+    tables = rsbench_count_tables(ctx.params["rsbench"], log=ctx.log)
+    ctx.write_table("rsbench_counts", tables.counts, key=["task", "extractor"])
+    ctx.write_table("rsbench_plans", tables.plans, key=["task", "extractor", "step"])
+    ctx.write_table("rsbench_notes", tables.notes, key=["task", "kind"])
+    ctx.write_metrics(tables.metrics)
+    printing.rsbench_counts(tables.counts)
 
 
 def _realized_supports(ctx) -> tuple[dict, dict]:
@@ -746,6 +760,7 @@ STAGE_FUNCTIONS = {
     ("generate", None): generate,
     ("generate", "digits"): generate_digits,
     ("count", None): count,
+    ("count", "rsbench"): count_rsbench,
     ("train", "concepts"): train_concepts,
     ("train", "exhibit"): train_exhibit,
     ("train", "digits"): train_digits,

@@ -121,6 +121,21 @@ def count_table(table, tasks: dict) -> None:
         print(f"  {name} (k={k}): {knowledge.describe()}   ({n1}/{2**k} states satisfy)")
 
 
+def rsbench_counts(counts) -> None:
+    shown = counts.assign(
+        n_opt=[
+            (v if len(v) <= 24 else f"2^{lg:.1f}") if s == "exact" else s
+            for v, lg, s in zip(
+                counts["n_opt_exact"].fillna(""), counts["log2_n_opt"], counts["status"]
+            )
+        ]
+    )
+    print_table(
+        "rsbench's named tasks: N_opt per extractor family at each task's support",
+        shown[["task", "n_observed", "extractor", "n_opt", "labels_to_one"]],
+    )
+
+
 def categorical_counts(counts) -> None:
     print_table(
         "MNIST-Addition: N_opt per support and extractor family (categorical concepts)",

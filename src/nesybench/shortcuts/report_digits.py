@@ -14,6 +14,27 @@ from .summaries import CALIBRATION_READINGS, SWEEP_METRICS
 SPLITS = ("train", "val", "test", "ood")
 
 
+def _image_source(loader, cert, support: str) -> tuple[str, str]:
+    """What the digit images are (heading, sentence), read from the generated supports table."""
+    from .digits import SKLEARN
+
+    sup = loader.table("generate", "digit_supports")
+    first = sup[sup["support"] == support].iloc[0]
+    own = cert[(cert["support"] == support) & (cert["kind"] == "images")]
+    n = int(own[own["item"] == "all"]["count"].sum())
+    size = f"{int(first['image_height'])}x{int(first['image_width'])}"
+    if first["images"] == SKLEARN:
+        return (
+            "scikit-learn's bundled handwritten digits",
+            f"The {n:,} real {size} scans of scikit-learn's `load_digits` (digits used)",
+        )
+    return (
+        f"the digit images of {first['images']}",
+        f"The {n:,} {size} images of `{first['images']}` (sha256 "
+        f"{str(first['images_sha256'])[:12]}, digits used)",
+    )
+
+
 def certificate_blocks(loader) -> list[Block]:
     """The generator certificate: images per pool and digit, tuples per split, the supports,
     and sample images with their gold digits."""
@@ -43,12 +64,11 @@ def certificate_blocks(loader) -> list[Block]:
     per_digit = images.pivot(index="item", columns="split", values="count").reset_index()
     per_digit = per_digit.rename(columns={"item": "digit"})[["digit", "train", "val", "test"]]
     samples = loader.table("generate", "digit_samples")
+    heading, images = _image_source(loader, cert, h2h)
     return [
-        Heading(
-            "Real digits: MNIST-Addition on scikit-learn's bundled handwritten digits", level=3
-        ),
+        Heading(f"Real digits: MNIST-Addition on {heading}", level=3),
         Paragraph(
-            "The 1,797 real 8x8 scans of scikit-learn's `load_digits` are split first, stratified "
+            f"{images} are split first, stratified "
             "by digit, into disjoint train / val / test image pools (asserted), then tuples of "
             f"{d['n_positions']} images are built from each pool; a point's label is computed "
             f"from its gold digits, y = {d['knowledge']}(gold), asserted on every split. The "
