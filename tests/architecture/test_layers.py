@@ -32,6 +32,7 @@ LAYERS = {
     "runlock": 2,
     "workflow_code": 2,
     "sweep": 2,
+    "sensitivity": 2,
     "stages": 2,
     "report": 2,
     "dvc_export": 2,

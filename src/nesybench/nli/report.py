@@ -9,6 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..report.blocks import Block, Figure, Heading, Paragraph, Table
+from ..report.sensitivity import sensitivity_blocks
 from ..report.sweep import default_intro, sweep_blocks
 from ..sweep import describe_exhibit
 from .folio_lite import LABEL_ORDER
@@ -305,6 +306,7 @@ def section(loader) -> list[Block]:
     n_seeds = int(exhibit["n_seeds"])
     return [
         *sweep_section(loader, n_seeds),
+        *sensitivity_blocks(loader, "score", what="PrOntoQA-lite and FOLIO-lite"),
         *exhibit_section(loader, exhibit),
         *benchmark_section(loader),
         *programs_section(loader),

@@ -36,13 +36,21 @@ code { background: #f3f3f3; padding: 0 .2rem; }
 """
 
 
+def signed_zero_free(text: str, value: float, floatfmt: str) -> str:
+    """``text`` (``value`` formatted with ``floatfmt``), with a zero that printed with a minus
+    sign (``-0.0000``: a negative zero, or a tiny negative rounded away) printed as zero."""
+    if value <= 0 and floatfmt.format(abs(value)) == floatfmt.format(0.0):
+        return floatfmt.format(0.0)
+    return text
+
+
 def _fmt(value: Any, floatfmt: str) -> str:
     if value is None:
         return ""
     if isinstance(value, float):
         if math.isnan(value):
             return "–"
-        return floatfmt.format(value)
+        return signed_zero_free(floatfmt.format(value), value, floatfmt)
     if isinstance(value, (list, tuple)):
         return ", ".join(_fmt(v, floatfmt) for v in value)
     return str(value)

@@ -307,7 +307,12 @@ def _task_of(args):
     elif args.support_file is not None:
         support = _support_file(args.support_file, dims)
     else:
-        support = list(support_states(dims, args.support_frac, seed=args.seed))
+        # the generator's support for this knowledge (its own stream: tasks.support_stream)
+        from .tasks import support_stream
+
+        binary = args.knowledge_table is None and all(d == 2 for d in dims)
+        stream = support_stream(knowledge) if binary else ()
+        support = list(support_states(dims, args.support_frac, seed=args.seed, stream=stream))
     return CountingTask(knowledge, tuple(support), tuple(_csv_states(args.supervised)))
 
 

@@ -199,11 +199,13 @@ def section(loader) -> list[Block]:
     over seeds, then real digits and concept-head calibration."""
     from .report_digits import digit_blocks
     from .report_models import model_blocks
+    from .report_sensitivity import sensitivity_section
 
     return [
         *generate_blocks(loader),
         *count_blocks(loader),
         *categorical_blocks(loader),
         *model_blocks(loader),
+        *sensitivity_section(loader),
         *digit_blocks(loader),
     ]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..report.blocks import Block, Figure, Heading, Paragraph, Table
+from ..report.render import signed_zero_free
 from .report_models import sweep_tables
 from .summaries import CALIBRATION_READINGS, SWEEP_METRICS
 
@@ -100,6 +101,11 @@ def _counts_as_text(df: pd.DataFrame, columns) -> pd.DataFrame:
     return df
 
 
+def _signed(value: float) -> str:
+    """``+0.006`` / ``-0.185``; a value that rounds to zero prints unsigned, ``0.000``."""
+    return signed_zero_free(f"{value:+.3f}", value, "{:+.3f}").replace("+0.000", "0.000")
+
+
 def _calibration_wide(table: pd.DataFrame) -> pd.DataFrame:
     """One row per (support, mitigation, method): ``before -> after`` per metric, and the ECE
     change with its interval."""
@@ -113,7 +119,7 @@ def _calibration_wide(table: pd.DataFrame) -> pd.DataFrame:
             row[metric] = f"{by.loc[metric, 'before']:.3f} -> {by.loc[metric, 'after']:.3f}"
         e = by.loc["ece_top"]
         row["ece_top change [95%]"] = (
-            f"{e['change']:+.3f} [{e['change_lo']:+.3f}, {e['change_hi']:+.3f}]"
+            f"{_signed(e['change'])} [{_signed(e['change_lo'])}, {_signed(e['change_hi'])}]"
         )
         row["tau at bracket edge"] = f"{int(e['tau_at_edge'])}/{int(e['n_seeds'])}"
         rows.append(row)
@@ -155,7 +161,7 @@ def sweep_blocks(loader) -> list[Block]:
             "shortcut incidence per support and mitigation (95% Wilson), beside the count",
             _counts_as_text(
                 incidence.drop(columns=["order"]),
-                ["n_identity_map", "n_shortcut", "n_map_is_optimum"],
+                ["n_distinct", "n_identity_map", "n_shortcut", "n_map_is_optimum"],
             ),
             params={"min AccY": d["min_acc_y"]},
             note="shortcut = label-perfect on the support (test AccY >= min AccY) and the learned "
@@ -206,8 +212,8 @@ def exhibit_blocks(loader) -> list[Block]:
             "ood images)",
             maps,
             params=seed,
-            note="map_is_optimum: asked of the counter (pending until the categorical counter "
-            "is merged: then empty).",
+            note="map_is_optimum: asked of the categorical counter's membership test (is the "
+            "learned map one of the counted optima of the support, shared digit maps).",
         ),
         Figure(
             "exhibit: the learned digit maps as confusion matrices",
