@@ -293,3 +293,21 @@ def test_report_section_reads_artifacts(root):
     assert any(t.startswith("Temperature claims conditional") for t in titles)
     fig = [b for b in blocks if isinstance(b, Figure)][0]
     assert len(fig.figure.axes) == 4
+
+
+def test_the_in_memory_chain_is_the_default_run(root):
+    """The variant machinery, run at the default params, gives each seed's summary exactly."""
+    import pandas as pd
+
+    from nesybench.calibration.sensitivity import CHAIN, KEEP
+    from nesybench.params import load_params
+    from nesybench.sensitivity import run_in_memory
+
+    params = load_params(root / "params.yaml")
+    for seed in range(N_SEEDS):
+        tables = run_in_memory(
+            "calibration", CHAIN, params=params, root=root, wildcards={"seed": seed}, keep=[KEEP]
+        )
+        pd.testing.assert_frame_equal(
+            tables[KEEP], read_parquet(_seed(root, "calibrate", "summary.parquet", seed))
+        )

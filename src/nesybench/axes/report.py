@@ -203,6 +203,7 @@ def _bank_blocks(loader, n_seeds: int) -> list[Block]:
             f"Per-depth factorization beside the soft reasoner: mean over {n_seeds} seeds",
             wide[["depth", "n", "coverage_strict", "coverage", "acc_on_parsed", "overall"]]
             .assign(soft_reasoner=wide["soft_reasoner"])
+            .rename(columns={"n": "mean n (questions per seed)"})
             .reset_index(drop=True),
             params={"synonym_prob": p["lexical"]["synonym_prob"], "C": p["soft_reasoner"]["C"]},
         ),

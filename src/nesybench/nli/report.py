@@ -86,7 +86,8 @@ def sweep_section(loader, n_seeds: int) -> list[Block]:
             intro=default_intro("the two sampled corpora", n_seeds),
         ),
         Table(
-            f"Per-depth accuracy over {n_seeds} seeds: mean [95% interval] (abstention = wrong)",
+            f"Per-depth accuracy over {n_seeds} seeds: mean [95% bootstrap interval of the "
+            "mean] (abstention = wrong)",
             interval_display(per_depth, ["system", "hops"]),
             params=sweep,
         ),
@@ -99,7 +100,7 @@ def sweep_section(loader, n_seeds: int) -> list[Block]:
             "fall at 5 hops where the firing budget runs out.",
         ),
         Table(
-            f"Metric-trap summary over {n_seeds} seeds: mean [95% interval]",
+            f"Metric-trap summary over {n_seeds} seeds: mean [95% bootstrap interval of the mean]",
             interval_display(trap, ["system"]),
             params=sweep,
         ),

@@ -109,7 +109,10 @@ def count_blocks(loader) -> list[Block]:
                 "seed": p["seed"],
             },
             note="N_opt = #{alpha : K(alpha(g)) = K(g) on every observed g}; shortcuts = N_opt - "
-            "1. "
+            "1. N_opt (joint): alpha any map of the joint states to themselves; N_opt "
+            "(disentangled): alpha(g)_j = f_j(g_pi(j)), a permutation pi of the concepts and one "
+            "map f_j per concept (identity, negation or a constant for a bit), the family of "
+            "rsbench's counter; N_opt counts the pairs (pi, f). "
             "Every exact count is compared with the oracles listed before it is written. "
             "Knowledge: " + notes,
             floatfmt="{:.2f}",

@@ -62,10 +62,12 @@ SWEEP_METRICS = ("acc_y", "acc_y_ood", "acc_c", "f1_c", "cls_c", "cls_c_digits",
 
 CALIBRATION_METRICS = (
     Metric("lo_tau", "label-only net: fitted temperature"),
+    Metric("lo_tau_at_edge", "label-only net: tau on the search-bracket edge (share of seeds)"),
     Metric("lo_ece_before", "label-only net: ECE(C) before (test)"),
     Metric("lo_ece_after", "label-only net: ECE(C) after temperature (test)"),
     Metric("lo_ece_change", "label-only net: ECE(C) change"),
     Metric("sup_tau", "twin: fitted temperature"),
+    Metric("sup_tau_at_edge", "twin: tau on the search-bracket edge (share of seeds)"),
     Metric("sup_ece_change", "twin: ECE(C) change"),
     Metric("digits_lo_ece_before", "label-only digit heads: top-label ECE before (test)"),
     Metric("digits_lo_ece_after", "label-only digit heads: top-label ECE after (test)"),
