@@ -99,7 +99,8 @@ def _mixture(summaries: dict[str, pd.DataFrame]) -> pd.DataFrame:
     rows = []
     for setting, frame in summaries.items():
         for metric in MIXTURE_METRICS:
-            stats = seed_statistics(frame[metric].to_numpy(dtype=float), name=f"{setting}/{metric}")
+            # one resample set per metric: equal columns of two settings get equal intervals
+            stats = seed_statistics(frame[metric].to_numpy(dtype=float), name=f"mixture/{metric}")
             rows.append({"order": len(rows), "setting": setting, "metric": metric, **stats})
     return pd.DataFrame(rows)
 
