@@ -17,7 +17,7 @@ import importlib
 import sys
 
 from . import __version__
-from .errors import ClaimFailed, UserError, report_stop
+from .errors import ClaimFailed, UserError, one_line, report_stop
 
 # command -> (module whose register() adds it, one-line help).  A test checks that
 # each module registers exactly the commands listed for it here.
@@ -71,7 +71,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse that reports usage errors in the project's one-line form, exit 2."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"error: {self.prog}: {message}\n")
+        self.exit(2, f"error: {one_line(f'{self.prog}: {message}')}\n")
 
 
 def _top_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
@@ -114,9 +114,13 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         print("error: nesybench: a COMMAND is required (listed above)", file=sys.stderr)
         return 2
+    from .progress import clear_bars, quiet_log_lines
+
     try:
-        return int(args.func(args) or 0)
+        with quiet_log_lines():
+            return int(args.func(args) or 0)
     except (UserError, ClaimFailed) as exc:
+        clear_bars()  # the error line is the only line left on stderr
         return report_stop(exc)
     except BrokenPipeError:
         return 0

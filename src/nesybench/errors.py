@@ -42,9 +42,26 @@ def check_claim(condition: bool, message: str) -> None:
         raise ClaimFailed(message)
 
 
+#: the longest ``error:`` line printed; a longer one loses its middle (an echoed value)
+MAX_LINE = 1000
+
+
 def one_line(message: object) -> str:
-    """The message on one line (newlines folded), as every ``error:`` line must be."""
-    return " ".join(str(message).split())
+    """The message on one line (newlines folded), as every ``error:`` line must be.
+
+    A message longer than :data:`MAX_LINE` characters (a 2 MB id echoed in it) keeps its
+    start, which names the file and field, and its end, which says the expected form:
+
+    >>> line = one_line("f.jsonl: id " + "x" * 5000 + " is unknown")
+    >>> len(line) <= MAX_LINE, line.endswith("is unknown"), "characters cut" in line
+    (True, True, True)
+    """
+    text = " ".join(str(message).split())
+    if len(text) <= MAX_LINE:
+        return text
+    cut = len(text) - MAX_LINE + 40
+    head = (MAX_LINE - 40) * 2 // 3
+    return f"{text[:head]} ...[{cut:,} characters cut]... {text[head + cut :]}"
 
 
 def report_stop(exc: BaseException, *, where: str = "") -> int:

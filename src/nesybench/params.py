@@ -26,8 +26,63 @@ SCHEMA_DIR = Path("workflow") / "schemas"
 MAIN_SCHEMA = "params.schema.yaml"
 
 
+#: how many nodes aliases may add to a YAML document beyond the nodes written in it
+MAX_ALIAS_EXPANSION = 10_000
+
+
 class _Loader(yaml.SafeLoader):
-    """Plain YAML only: no tags that construct objects, duplicate keys refused."""
+    """Plain YAML only: no tags that construct objects, duplicate keys refused, and aliases
+    bounded (nested aliases, a "billion laughs", would expand without limit downstream)."""
+
+    def get_single_data(self):  # type: ignore[override]
+        node = self.get_single_node()
+        if node is None:
+            return None
+        _check_expansion(node)
+        return self.construct_document(node)
+
+
+class _Refused(yaml.YAMLError):
+    """Valid YAML this project will not read (unbounded alias expansion)."""
+
+
+def _at(node: yaml.Node) -> str:
+    mark = node.start_mark
+    return f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+
+
+def _check_expansion(root: yaml.Node) -> None:
+    """Refuse a document whose aliases expand it by more than :data:`MAX_ALIAS_EXPANSION` nodes.
+
+    The expanded size is counted once per distinct node (aliases share the node object), so
+    the check is linear in the file, however large the expansion it refuses.
+    """
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+
+    def size(node: yaml.Node) -> int:
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if key in open_nodes:
+            raise _Refused(f"an alias refers to the node that contains it{_at(node)}")
+        open_nodes.add(key)
+        total = 1
+        if isinstance(node, yaml.SequenceNode):
+            total += sum(size(child) for child in node.value)
+        elif isinstance(node, yaml.MappingNode):
+            total += sum(size(k) + size(v) for k, v in node.value)
+        open_nodes.discard(key)
+        sizes[key] = total
+        return total
+
+    expanded = size(root)
+    if expanded - len(sizes) > MAX_ALIAS_EXPANSION:
+        raise _Refused(
+            f"aliases would expand the document to {expanded:,} nodes from {len(sizes):,} "
+            f"written (at most {MAX_ALIAS_EXPANSION:,} more are read: nested aliases are "
+            "refused; write the repeated values out)"
+        )
 
 
 def _mapping(loader: _Loader, node: yaml.MappingNode) -> dict:
@@ -58,17 +113,23 @@ def _yaml_problem(exc: yaml.YAMLError) -> str:
 
 
 def _load_yaml(path: Path, what: str) -> Any:
+    """The one reader of YAML files: plain YAML, bounded in size and in alias expansion."""
+    from .io import read_input_text
+
+    text = read_input_text(path, what=what)
     try:
-        with open(path, encoding="utf-8") as handle:
-            return yaml.load(handle, Loader=_Loader)
-    except FileNotFoundError:
-        raise UserError(f"{path}: {what} not found") from None
-    except IsADirectoryError:
-        raise UserError(f"{path}: is a directory, expected a YAML {what}") from None
-    except UnicodeDecodeError as exc:
-        raise UserError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+        return yaml.load(text, Loader=_Loader)
+    except RecursionError:
+        raise UserError(f"{path}: not valid YAML: nested too deeply") from None
+    except _Refused as exc:
+        raise UserError(f"{path}: {exc}") from None
     except yaml.YAMLError as exc:
         raise UserError(f"{path}: {_yaml_problem(exc)}") from None
+
+
+def load_yaml(path: str | Path, *, what: str = "YAML file") -> Any:
+    """A YAML file read as :func:`load_params` reads params (plain, bounded), not validated."""
+    return _load_yaml(Path(path), what)
 
 
 def schema_dir_for(params_path: Path) -> Path:

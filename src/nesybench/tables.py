@@ -15,7 +15,7 @@ Column kinds:
 ``int``         integers (Parquet integer columns; CSV integer text)
 ``float``       real numbers (integers are accepted and converted); finite unless ``finite=False``
 ``str``         text
-``label``       an integer or a string (a class label of any form)
+``label``       a class label of any form: an integer, a real number, a bool or a string
 ``float_list``  a list of finite real numbers per row (Parquet ``list<double>``)
 """
 
@@ -65,7 +65,7 @@ class Column:
             "int": "an integer",
             "float": "a finite number" if self.finite else "a number",
             "str": "a string",
-            "label": "an integer or string label",
+            "label": "a label (an integer, number, bool or string)",
             "float_list": "a list of finite numbers",
         }[self.kind]
         if self.min is not None and self.max is not None:
@@ -120,6 +120,9 @@ def _is_real(value: object) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
 
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
 def _cell_ok(col: Column, value: object) -> bool:
     kind = col.kind
     if kind == "int":
@@ -127,12 +130,20 @@ def _cell_ok(col: Column, value: object) -> bool:
         ok = _is_int(value) or (
             _is_real(value) and math.isfinite(float(value)) and float(value).is_integer()
         )
+        # a column is stored as 64-bit integers: 10**30 is refused here, not by an overflow
+        ok = ok and INT64_MIN <= value <= INT64_MAX
     elif kind == "float":
         ok = _is_real(value) and (not col.finite or math.isfinite(float(value)))
     elif kind == "str":
         ok = isinstance(value, str)
     elif kind == "label":
-        ok = isinstance(value, str) or _is_int(value)
+        # any label: a string, an integer, a finite real number or a bool (a pandas column of
+        # integers with a null in it arrives as floats, so 0.0 must pass and the null be named)
+        ok = (
+            isinstance(value, (str, bool, np.bool_))
+            or _is_int(value)
+            or (_is_real(value) and math.isfinite(float(value)))
+        )
     else:  # float_list
         if isinstance(value, np.ndarray):
             value = value.tolist()
@@ -152,9 +163,23 @@ def _cell_ok(col: Column, value: object) -> bool:
     return True
 
 
+def _is_number_text(value: str) -> bool:
+    try:
+        float(value)
+    except ValueError:
+        return False
+    return True
+
+
 def _first_bad_row(col: Column, series: pd.Series) -> int | None:
     """Index of the first row whose cell is null (when not allowed) or not of the column's form."""
-    for i, value in enumerate(series.tolist()):
+    values = series.tolist()
+    if col.kind in ("int", "float") and any(isinstance(v, str) for v in values):
+        # One word in a CSV column makes the whole column text: name that cell, not row 0.
+        for i, value in enumerate(values):
+            if isinstance(value, str) and not _is_number_text(value):
+                return i
+    for i, value in enumerate(values):
         if _is_null(value) and not (
             col.kind == "float_list" and isinstance(value, (list, np.ndarray))
         ):
@@ -174,6 +199,8 @@ def _describe_cell(value: object) -> str:
     if isinstance(value, (list, tuple)):
         inner = ", ".join(_plain(v) for v in value[:5])
         return f"[{inner}{', ...' if len(value) > 5 else ''}]"
+    if _is_int(value) and not INT64_MIN <= value <= INT64_MAX:
+        return f"{_plain(value)} (beyond the 64-bit integer range)"
     if isinstance(value, str) or _is_real(value):
         return _plain(value)
     return f"{_plain(value)} (a {type(value).__name__})"
@@ -224,15 +251,20 @@ def validate_table(df: pd.DataFrame, schema: TableSchema, *, source: str) -> pd.
 
 
 def load_frame(path: str | os.PathLike) -> pd.DataFrame:
-    """A user's Parquet or CSV file as a DataFrame (by suffix; Parquet when unsure)."""
+    """A user's Parquet or CSV file as a DataFrame (by suffix; Parquet when unsure).
+
+    Read under the input bound of :func:`nesybench.io.read_input`, so ``/dev/zero`` or an
+    endless FIFO is refused in one line instead of filling memory.
+    """
+    import io
+
+    from .io import read_input, read_parquet
+
     path = Path(path)
-    if path.is_dir():
-        raise InputError(f"{path}: is a directory, expected a Parquet or CSV file")
-    if not path.exists():
-        raise InputError(f"{path}: file not found")
     if path.suffix.lower() in (".csv", ".tsv"):
+        data = read_input(path)
         try:
-            return pd.read_csv(path, sep="\t" if path.suffix.lower() == ".tsv" else ",")
+            return pd.read_csv(io.BytesIO(data), sep="\t" if path.suffix.lower() == ".tsv" else ",")
         except (
             pd.errors.ParserError,
             pd.errors.EmptyDataError,
@@ -242,9 +274,9 @@ def load_frame(path: str | os.PathLike) -> pd.DataFrame:
             raise InputError(
                 f"{path}: not a readable CSV file ({' '.join(str(exc).split())[:120]})"
             ) from None
-    from .io import read_parquet
-
-    return read_parquet(path)
+        except MemoryError:
+            raise InputError(f"{path}: too large to load into memory as a table") from None
+    return read_parquet(path, bounded=True)
 
 
 def read_table(

@@ -9,7 +9,7 @@ from pathlib import Path
 import yaml
 
 from nesybench.axes.grid import GridSpec, generate_grid, grid_jsonl
-from tests.cli_cases import Case, parametrize, run_case
+from tests.cli_cases import Case, out_rule_cases, parametrize, run_case
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMAS = {
@@ -63,13 +63,13 @@ EXPORT_CASES = [
     Case(
         "export-out-missing-folder",
         ["axes-export", "--out", "no/such/g.jsonl"],
-        err=r"folder no/such does not exist",
-        out="no/such/g.jsonl",
+        exit=0,
+        stdout=r"wrote [\d,]+ questions to no/such/g.jsonl",
     ),
     Case(
         "export-out-under-a-file",
         ["axes-export", "--out", "f.txt/g.jsonl"],
-        err=r"folder f.txt does not exist",
+        err=r"--out f.txt/g.jsonl: f.txt is a file, not a folder",
         files={"f.txt": "x"},
     ),
     Case(
@@ -201,14 +201,22 @@ SCORE_CASES = [
     Case("score-help", ["axes-score", "--help"], exit=0, stdout=r"nesybench axes-score"),
     Case("score-no-grid", ["axes-score", "p.jsonl"], err=r"required: --grid"),
     Case("score-grid-missing", SCORE, err=r"g.jsonl: grid file not found", files={"p.jsonl": GOLD}),
-    Case("score-grid-dir", [*SCORE[:3], "."], err=r"must be a file", files={"p.jsonl": GOLD}),
     Case(
-        "score-grid-empty", SCORE, err=r"grid file is empty", files={"g.jsonl": "", "p.jsonl": GOLD}
+        "score-grid-dir",
+        [*SCORE[:3], "."],
+        err=r"\.: is a directory, expected a grid file",
+        files={"p.jsonl": GOLD},
+    ),
+    Case(
+        "score-grid-empty",
+        SCORE,
+        err=r"g.jsonl: empty file",
+        files={"g.jsonl": "", "p.jsonl": GOLD},
     ),
     Case(
         "score-grid-not-json",
         SCORE,
-        err=r"g.jsonl: line 2: not valid JSON",
+        err=r"g.jsonl: line 2 is not JSON",
         files={"g.jsonl": GRID.splitlines()[0] + "\n{oops\n", "p.jsonl": GOLD},
     ),
     Case(
@@ -235,7 +243,7 @@ SCORE_CASES = [
     Case(
         "score-grid-not-utf8",
         SCORE,
-        err=r"not UTF-8 text",
+        err=r"g.jsonl: cannot read as UTF-8 text",
         files={"g.jsonl": b"\xff\xfe\x00{", "p.jsonl": GOLD},
     ),
     Case(
@@ -253,13 +261,13 @@ SCORE_CASES = [
     Case(
         "score-predictions-empty",
         SCORE,
-        err=r"predictions file is empty",
+        err=r"p.jsonl: empty file",
         files={"g.jsonl": GRID, "p.jsonl": ""},
     ),
     Case(
         "score-predictions-blank-lines",
         SCORE,
-        err=r"predictions file is empty",
+        err=r"p.jsonl: empty file",
         files={"g.jsonl": GRID, "p.jsonl": "\n \n"},
     ),
     Case(
@@ -271,19 +279,20 @@ SCORE_CASES = [
     Case(
         "score-predictions-not-json",
         SCORE,
-        err=r"p.jsonl: line 1: not valid JSON",
+        err=r"p.jsonl: not JSON or JSON Lines",
         files={"g.jsonl": GRID, "p.jsonl": "id,prediction\n"},
     ),
     Case(
         "score-predictions-not-objects",
         SCORE,
-        err=r"line 1: expected a JSON object",
+        err=r"no usable prediction in 2 records; first problem: record 0: record must be a JSON "
+        r"object, got 1",
         files={"g.jsonl": GRID, "p.jsonl": "[1, 2]\n"},
     ),
     Case(
         "score-unknown-ids",
         SCORE,
-        err=r"2 id\(s\) not in the grid g.jsonl: 'x1', 'x2'",
+        err=r"2 prediction id\(s\) not among the questions of the grid g.jsonl: \"x1\", \"x2\"",
         files={
             "g.jsonl": GRID,
             "p.jsonl": _jsonl([{"id": "x1", "prediction": "A"}, {"id": "x2", "prediction": "A"}]),
@@ -292,45 +301,77 @@ SCORE_CASES = [
     Case(
         "score-duplicate-ids",
         SCORE,
-        err=r"line 2: duplicate id .* \(first on line 1\)",
+        err=r"line 2: duplicate id .* \(first at line 1\)",
         files={"g.jsonl": GRID, "p.jsonl": _jsonl([{"id": IDS[0], "prediction": "A"}] * 2)},
     ),
+    # the one policy for unscorable predictions (as score-nli): counted as not correct, quoted,
+    # coverage beside every accuracy; --strict refuses them
     Case(
-        "score-label-outside-set",
+        "score-label-outside-set-counts-as-unreadable",
         SCORE,
-        err=r"prediction \"Maybe\" is outside the grid's label set \(A, B, C, False, True, Unknown",
+        exit=0,
+        stdout=r"(?s)coverage = 0.0000 \(0 answered, \d+ abstained, 1 unreadable\).*unreadable "
+        r"predictions: '\S+': \"Maybe\" is outside the grid's label set \(A, B, C, False, True",
         files={"g.jsonl": GRID, "p.jsonl": _jsonl([{"id": IDS[0], "prediction": "Maybe"}])},
     ),
     Case(
-        "score-label-number",
+        "score-label-outside-set-strict",
+        [*SCORE, "--strict"],
+        err=r"p.jsonl: record 0: \"Maybe\" is outside the grid's label set .*--strict refuses",
+        files={"g.jsonl": GRID, "p.jsonl": _jsonl([{"id": IDS[0], "prediction": "Maybe"}])},
+    ),
+    Case(
+        "score-label-number-counts-as-unreadable",
         SCORE,
-        err=r"'prediction' must be a label string or null, got 1",
+        exit=0,
+        stdout=r"1 unreadable\).*\n.*1 is not a label string",
+        files={"g.jsonl": GRID, "p.jsonl": _jsonl([{"id": IDS[0], "prediction": 1}])},
+    ),
+    Case(
+        "score-label-number-strict",
+        [*SCORE, "--strict"],
+        err=r"record 0: 1 is not a label string .*--strict",
         files={"g.jsonl": GRID, "p.jsonl": _jsonl([{"id": IDS[0], "prediction": 1}])},
     ),
     Case(
         "score-id-number",
         SCORE,
-        err=r"'id' must be a string, got 3",
+        err=r"1 prediction id\(s\) not among the questions of the grid g.jsonl: \"3\"",
         files={"g.jsonl": GRID, "p.jsonl": _jsonl([{"id": 3, "prediction": "A"}])},
     ),
     Case(
         "score-missing-prediction-field",
         SCORE,
-        err=r"line 1: missing field 'prediction'",
+        err=r"no usable prediction in 1 records; first problem: record 0: record \"\S+\" has no "
+        r"field 'prediction'",
         files={"g.jsonl": GRID, "p.jsonl": _jsonl([{"id": IDS[0]}])},
+    ),
+    Case(
+        "score-skipped-record-is-counted",
+        SCORE,
+        exit=0,
+        stdout=r"skipped predictions: line 1: record must be a JSON object, got \[1, 2\]",
+        files={"g.jsonl": GRID, "p.jsonl": "[1, 2]\n" + GOLD},
+    ),
+    Case(
+        "score-skipped-record-strict",
+        [*SCORE, "--strict"],
+        err=r"p.jsonl: line 1: record must be a JSON object, got \[1, 2\] \(--strict refuses",
+        files={"g.jsonl": GRID, "p.jsonl": "[1, 2]\n" + GOLD},
     ),
     Case(
         "score-gold-round-trip",
         SCORE,
         exit=0,
-        stdout=r"coverage = 1.0000   accuracy = 1.0000",
+        stdout=r"coverage = 1.0000 \(96 answered, 0 abstained, 0 unreadable\)   accuracy = 1.0000",
         files={"g.jsonl": GRID, "p.jsonl": GOLD},
     ),
     Case(
         "score-coverage-below-one-is-reported",
         SCORE,
         exit=0,
-        stdout=r"coverage = 0.5000   accuracy = 0.5000 .* on answered = 1.0000",
+        stdout=r"coverage = 0.5000 \(48 answered, 48 abstained, 0 unreadable\)   accuracy = 0.5000 "
+        r".* on answered = 1.0000",
         files={"g.jsonl": GRID, "p.jsonl": HALF},
     ),
     Case(
@@ -406,7 +447,7 @@ SCORE_CASES = [
     Case(
         "score-against-unknown-ids",
         [*SCORE, "--against", "o.jsonl"],
-        err=r"o.jsonl: 1 id\(s\) not in the grid",
+        err=r"o.jsonl: 1 prediction id\(s\) not among the questions of the grid g.jsonl",
         files={
             "g.jsonl": GRID,
             "p.jsonl": GOLD,
@@ -456,6 +497,139 @@ MIXTURE_CASES = [
 ]
 
 
-@parametrize(EXPORT_CASES + SCORE_CASES + MIXTURE_CASES)
+# ---------------------------------------------------------------- writes, bounds, grid checks
+def _renamed(files: dict, name: str) -> dict:
+    """The params files of :func:`_params` with params.yaml under another name."""
+    out = dict(files)
+    out[name] = out.pop("params.yaml")
+    return out
+
+
+LAUGHS = "".join(
+    f"{b}: &{b} [{', '.join([f'*{a}'] * 9) if a else ', '.join(['lol'] * 9)}]\n"
+    for a, b in zip(["", *"abcdefgh"], "abcdefghi")
+)
+HUGE_ID = "q" * 2_000_000
+
+
+def _cell(i: int, **change) -> str:
+    records = [dict(r) for r in GRID_RECORDS]
+    records[i] = {**records[i], "cell": {**records[i]["cell"], **change}}
+    return _jsonl(records)
+
+
+IO_CASES = [
+    *out_rule_cases(
+        "export",
+        ["axes-export", "--params", "params.yaml", "--out", "OUT"],
+        _params(_tiny),
+        inputs=["params.yaml"],
+    ),
+    Case(
+        "export-params-billion-laughs",
+        ["axes-export", "--out", "g.jsonl", "--params", "laughs.yaml"],
+        err=r"laughs.yaml: aliases would expand the document to [\d,]+ nodes from 28 written",
+        files={**SCHEMAS, "laughs.yaml": LAUGHS},
+        out="g.jsonl",
+        timeout=20,
+    ),
+    Case(
+        "export-params-alias-into-itself",
+        ["axes-export", "--out", "g.jsonl", "--params", "p.yaml"],
+        err=r"p.yaml: an alias refers to the node that contains it",
+        files={**SCHEMAS, "p.yaml": "a: &a [1, *a]\n"},
+        out="g.jsonl",
+    ),
+    Case(
+        "export-params-dev-zero",
+        ["axes-export", "--out", "g.jsonl", "--params", "/dev/zero"],
+        err=r"/dev/zero: larger than 256 MiB",
+        out="g.jsonl",
+    ),
+    Case(
+        "export-size-refusal-names-the-file-given",
+        ["axes-export", "--out", "g.jsonl", "--params", "mine.yaml"],
+        err=r"^error: mine.yaml: axes.grid.per_cell: the grid would hold [\d,]+ questions .*the "
+        r"limit is 1,000,000",
+        files=_renamed(_params(_set(["grid", "per_cell"], 100_000)), "mine.yaml"),
+        out="g.jsonl",
+    ),
+    Case(
+        "score-grid-dev-zero",
+        ["axes-score", "p.jsonl", "--grid", "/dev/zero"],
+        files={"p.jsonl": GOLD},
+        err=r"/dev/zero: larger than 256 MiB",
+    ),
+    Case(
+        "score-grid-depth-a-word",
+        SCORE,
+        files={"g.jsonl": _cell(3, depth="deep"), "p.jsonl": GOLD},
+        err=r"g.jsonl: line 4: cell.depth must be one of the grid's depth levels, integers in "
+        r"\[0, 20\], got \"deep\"",
+    ),
+    Case(
+        "score-grid-depth-1e308",
+        SCORE,
+        files={"g.jsonl": _cell(0, depth=1e308), "p.jsonl": GOLD},
+        err=r"line 1: cell.depth must be one of the grid's depth levels, integers in \[0, 20\], "
+        r"got 1e\+308",
+    ),
+    Case(
+        "score-grid-order-unknown",
+        SCORE,
+        files={"g.jsonl": _cell(5, order="sorted"), "p.jsonl": GOLD},
+        err=r"line 6: cell.order must be one of the grid's order levels, one of canonical, "
+        r"shuffled",
+    ),
+    Case(
+        "score-grid-own-axis-mixed-kinds",
+        SCORE,
+        files={
+            "g.jsonl": _jsonl(
+                {**r, "cell": {**r["cell"], "topic": "a" if i else 1}}
+                for i, r in enumerate(GRID_RECORDS)
+            ),
+            "p.jsonl": GOLD,
+        },
+        err=r"line 2: cell.topic must be a number like on line 1 \(one axis, one kind of level\)",
+    ),
+    Case(
+        "score-grid-own-axis-is-scored",
+        SCORE,
+        files={
+            "g.jsonl": _jsonl(
+                {**r, "cell": {**r["cell"], "topic": "ab"[i % 2]}}
+                for i, r in enumerate(GRID_RECORDS)
+            ),
+            "p.jsonl": GOLD,
+        },
+        exit=0,
+        stdout=r"topic +a +48",
+    ),
+    Case(
+        "score-huge-unknown-id-is-cut",
+        SCORE,
+        files={"g.jsonl": GRID, "p.jsonl": GOLD + _jsonl([{"id": HUGE_ID, "prediction": "A"}])},
+        err=r"not among the questions of the grid g.jsonl: \"q{50,60}\.\.\.$",
+    ),
+    Case(
+        "score-grid-huge-duplicate-id-is-cut",
+        SCORE,
+        files={
+            "g.jsonl": _jsonl([{**GRID_RECORDS[0], "id": HUGE_ID}] * 2),
+            "p.jsonl": GOLD,
+        },
+        err=r"line 2: duplicate id \"q{50,60}\.\.\. \(first on line 1\)$",
+    ),
+    Case(
+        "score-grid-first-line-a-json-array",
+        SCORE,
+        files={"g.jsonl": "[1, 2]\n" + GRID, "p.jsonl": GOLD},
+        err=r"g.jsonl: line 1: expected a JSON object, got \[1, 2\]",
+    ),
+]
+
+
+@parametrize(EXPORT_CASES + SCORE_CASES + MIXTURE_CASES + IO_CASES)
 def test_axes_cli_case(case, tmp_path):
     run_case(case, tmp_path)

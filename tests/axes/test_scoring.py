@@ -191,41 +191,61 @@ def test_predictions_accept_letters_options_and_labels_in_any_case(grid, records
         (3, {"id": r2["id"], "prediction": " TRUE "}),
     ]
     preds = predictions_from_records(rows, grid, source="p")
-    assert preds == {r0["id"]: "True", r1["id"]: "False", r2["id"]: "True"}
+    assert preds.labels == {r0["id"]: "True", r1["id"]: "False", r2["id"]: "True"}
     nulls = predictions_from_records([(1, {"id": r0["id"], "prediction": None})], grid, source="p")
-    assert nulls == {r0["id"]: None}
+    assert nulls.labels == {r0["id"]: None} and not nulls.unreadable
+
+
+def _with_id(rows, qid):
+    return [
+        (n, {**r, "id": qid} if isinstance(r, dict) and r.get("id") == "X" else r) for n, r in rows
+    ]
 
 
 @pytest.mark.parametrize(
     "rows, message",
     [
         ([], "no predictions"),
-        ([(1, {"id": "nope", "prediction": "A"})], r"1 id\(s\) not in the grid grid.jsonl: 'nope'"),
-        ([(1, {"id": "X", "prediction": "maybe"})], "outside the grid's label set"),
-        ([(1, [1, 2])], "line 1: expected a JSON object"),
-        ([(1, {"prediction": "A"})], "line 1: missing field 'id'"),
-        ([(1, {"id": 7, "prediction": "A"})], "'id' must be a string, got 7"),
-        ([(1, {"id": "X", "prediction": 1})], "'prediction' must be a label string or null"),
-        ([(1, {"id": "X", "prediction": "D"})], "outside the grid's label set"),
+        ([(1, {"id": "nope", "prediction": "A"})], r"1 prediction id\(s\) not among .*nope"),
+        ([(1, {"id": 7, "prediction": "A"})], r"not among the questions of the grid .*: \"7\""),
         (
             [(1, {"id": "X", "prediction": "A"}), (4, {"id": "X", "prediction": "B"})],
-            r"line 4: duplicate id '\S+' \(first on line 1\)",
+            r"line 4: duplicate id \"\S+\" \(first at line 1\)",
         ),
     ],
 )
-def test_predictions_reject_bad_records(grid, records, rows, message):
-    rows = [
-        (n, {**r, "id": records[0]["id"]} if isinstance(r, dict) and r.get("id") == "X" else r)
-        for n, r in rows
-    ]
+def test_predictions_reject_files_made_for_other_questions(grid, records, rows, message):
     with pytest.raises(InputError, match=message):
-        predictions_from_records(rows, grid, source="p")
+        predictions_from_records(_with_id(rows, records[0]["id"]), grid, source="p")
+
+
+@pytest.mark.parametrize(
+    "rows, unreadable, skipped, strict_message",
+    [
+        ([(1, {"id": "X", "prediction": "maybe"})], 1, 0, "outside the grid's label set"),
+        ([(1, {"id": "X", "prediction": 1})], 1, 0, "1 is not a label string"),
+        ([(1, {"id": "X", "prediction": "D"})], 1, 0, "outside the grid's label set"),
+        ([(1, [1, 2]), (2, {"id": "X", "prediction": "A"})], 0, 1, "line 1: record must be"),
+        ([(1, {"prediction": "A"}), (2, {"id": "X", "prediction": "A"})], 0, 1, "missing field"),
+    ],
+)
+def test_unscorable_predictions_are_counted_not_correct_or_refused_with_strict(
+    grid, records, rows, unreadable, skipped, strict_message
+):
+    rows = _with_id(rows, records[0]["id"])
+    preds = predictions_from_records(rows, grid, source="p")
+    assert (len(preds.unreadable), len(preds.skipped)) == (unreadable, skipped)
+    out = score(grid, preds, resamples=0)
+    assert out["unreadable"] == unreadable and out["answered"] == (1 - unreadable)
+    assert out["n"] == len(grid) and out["coverage"] == out["answered"] / len(grid)
+    with pytest.raises(InputError, match=f"{strict_message}.*--strict"):
+        predictions_from_records(rows, grid, source="p", strict=True)
 
 
 def test_unknown_ids_are_listed_with_a_count(grid):
-    rows = [(i, {"id": f"zz{i}", "prediction": "A"}) for i in range(1, 6)]
+    rows = [(i, {"id": f"zz{i}", "prediction": "A"}) for i in range(1, 8)]
     with pytest.raises(
-        InputError, match=r"5 id\(s\) not in the grid .*'zz1', 'zz2', 'zz3' and 2 more"
+        InputError, match=r"7 prediction id\(s\) not among .*\"zz1\", .*\"zz5\" and 2 more"
     ):
         predictions_from_records(rows, grid, source="p")
 
@@ -252,7 +272,7 @@ def test_grid_from_records_rejects_bad_records(record, message):
 
 def test_grid_from_records_rejects_duplicates_mixed_axes_and_emptiness():
     a = {"id": "a", "options": ["A) True", "B) False"], "answer": "A", "cell": {"depth": 0}}
-    with pytest.raises(InputError, match=r"line 2: duplicate id 'a' \(first on line 1\)"):
+    with pytest.raises(InputError, match=r'line 2: duplicate id "a" \(first on line 1\)'):
         grid_from_records([(1, a), (2, a)], source="g")
     b = {**a, "id": "b", "cell": {"hops": 0}}
     with pytest.raises(InputError, match="must name the same axes"):
@@ -267,8 +287,11 @@ def test_read_json_records_reads_jsonl_arrays_and_a_byte_order_mark(tmp_path):
     (tmp_path / "b.json").write_text('[{"x": 1}, {"x": 2}]')
     assert read_json_records(tmp_path / "b.json", what="f") == [(1, {"x": 1}), (2, {"x": 2})]
     (tmp_path / "c.jsonl").write_text('{"x": 1}\n{"x": \n')
-    with pytest.raises(InputError, match="line 2: not valid JSON"):
+    with pytest.raises(InputError, match="line 2 is not JSON"):
         read_json_records(tmp_path / "c.jsonl", what="f")
+    # JSON Lines whose first line is a JSON array: JSON Lines, not a broken JSON list
+    (tmp_path / "d.jsonl").write_text('[1, 2]\n{"x": 2}\n')
+    assert read_json_records(tmp_path / "d.jsonl", what="f") == [(1, [1, 2]), (2, {"x": 2})]
 
 
 def test_read_grid_and_predictions_from_files(tmp_path, records):
@@ -276,4 +299,4 @@ def test_read_grid_and_predictions_from_files(tmp_path, records):
     grid = read_grid(grid_path)
     assert len(grid) == len(records) and grid.axes == tuple(records[0]["cell"])
     preds = _jsonl(tmp_path / "p.jsonl", [{"id": records[0]["id"], "prediction": "A"}])
-    assert read_predictions(preds, grid) == {records[0]["id"]: LABEL["A"]}
+    assert read_predictions(preds, grid).labels == {records[0]["id"]: LABEL["A"]}

@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 
 from nesybench.metrics.multiclass import softmax
 from nesybench.seeds import child_rng
-from tests.cli_cases import Case, parametrize, run_case
+from tests.cli_cases import Case, out_rule_cases, parametrize, run_case
 
 N = 40
 
@@ -293,7 +293,7 @@ CASES = [
         "out-under-a-file",
         CAL + ["--out", "blocker/out.parquet"],
         files={**bfile(), "blocker": "a file"},
-        err=r"blocker is a file, not a directory",
+        err=r"--out blocker/out.parquet: blocker is a file, not a folder",
     ),
     Case(
         "out-under-proc",
@@ -504,6 +504,151 @@ CASES = [
     ),
     Case(
         "rel-bins-billion", REL + ["--bins", "1000000000"], files=bfile(), err="10000", timeout=10
+    ),
+]
+
+
+# ---------------------------------------------------------------- writes, formats, numerics
+def csv_text(columns: dict, *, wide: bool = False) -> str:
+    """A CSV file of ``columns``; ``wide`` spreads ``logits`` over logits_0 .. logits_{K-1}."""
+    data = dict(columns)
+    if wide:
+        rows = data.pop("logits")
+        for j in range(len(rows[0])):
+            data[f"logits_{j}"] = [r[j] for r in rows]
+    names = list(data)
+    lines = [",".join(names)] + [
+        ",".join(
+            repr(data[c][i]) if isinstance(data[c][i], float) else str(data[c][i]) for c in names
+        )
+        for i in range(len(data[names[0]]))
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _csv_out(name: str, columns: list[str]):
+    def check(tmp):
+        text = (tmp / name).read_text()
+        assert not text.startswith("PAR1"), f"{name}: Parquet bytes under a .csv name"
+        header = text.splitlines()[0].split(",")
+        assert all(c in header for c in columns), f"{name}: header {header}, want {columns}"
+        assert len(text.splitlines()) == N + 1
+
+    return check
+
+
+def _parquet_out(name: str, column: str):
+    def check(tmp):
+        table = pq.read_table(tmp / name)
+        assert column in table.column_names and table.num_rows == N
+
+    return check
+
+
+HUGE = {**M, "logits": [[v * 1e305 for v in row] for row in M["logits"]]}
+HUGE_B = {**B, "score": [v * 1e305 for v in B["score"]]}
+
+CASES += [
+    *out_rule_cases("cal", [*CAL, "--out", "OUT"], bfile(), inputs=["s.parquet"]),
+    *out_rule_cases(
+        "cal-k-way",
+        ["calibrate", "m.parquet", "--method", "temperature", "--out", "OUT"],
+        mfile(),
+        inputs=["m.parquet"],
+    ),
+    Case(
+        "out-csv-binary-is-csv",
+        [*CAL, "--out", "cal.csv"],
+        files=bfile(),
+        exit=0,
+        check=_csv_out("cal.csv", ["score", "label", "split", "row", "prob"]),
+    ),
+    Case(
+        "out-csv-k-way-spreads-lists-over-columns",
+        ["calibrate", "m.parquet", "--method", "matrix", "--out", "cal.csv"],
+        files=mfile(),
+        exit=0,
+        check=_csv_out(
+            "cal.csv", [f"logits_{j}" for j in range(4)] + [f"probs_{j}" for j in range(4)]
+        ),
+    ),
+    Case(
+        "out-other-suffix-is-parquet",
+        [*CAL, "--out", "cal.out"],
+        files=bfile(),
+        exit=0,
+        check=_parquet_out("cal.out", "prob"),
+    ),
+    Case(
+        "csv-input-k-way-as-wide-columns",
+        ["calibrate", "m.csv", "--method", "vector", "--out", "back.csv"],
+        files={"m.csv": csv_text(M, wide=True)},
+        exit=0,
+        stdout=r"vector scaling of a 4-way head",
+        check=_csv_out("back.csv", ["logits_0", "logits_3", "probs_3"]),
+    ),
+    Case(
+        "csv-input-wide-logits-with-a-gap",
+        ["reliability", "m.csv"],
+        files={"m.csv": csv_text(M, wide=True).replace("logits_2", "logits_7")},
+        err=r"m.csv: columns logits_0 .. logits_7 must all be present, logits_2 is missing",
+    ),
+    Case(
+        "csv-input-wide-logits-not-numbers",
+        ["reliability", "m.csv"],
+        files={"m.csv": csv_text(M, wide=True).replace(repr(M["logits"][3][1]), "high", 1)},
+        err=r"m.csv: column 'logits_1' row 3: expected a finite number, got 'high'",
+    ),
+    Case(
+        "csv-input-wide-and-list-logits",
+        ["reliability", "m.parquet"],
+        files=mfile(logits_0=[0.0] * N),
+        err=r"has both 'logits' and 'logits_0'",
+    ),
+    Case(
+        "scores-dev-zero",
+        ["reliability", "/dev/zero"],
+        err=r"/dev/zero: larger than 256 MiB, the limit on an input file",
+    ),
+    Case(
+        "scores-csv-link-to-dev-zero",
+        ["reliability", "z.csv"],
+        files={"z.csv": lambda path: path.symlink_to("/dev/zero")},
+        err=r"z.csv: larger than 256 MiB",
+    ),
+    # temperature scaling on logits near the float range: exit 0, no raw library warnings,
+    # the bracket bound said (one note line on stderr at most)
+    Case(
+        "temperature-near-1e306-k-way",
+        ["calibrate", "h.parquet", "--method", "temperature"],
+        files={"h.parquet": parquet(HUGE)},
+        exit=0,
+        stdout=r"note: tau = 20 is at the upper bound of its search bracket \[0.05, 20\]",
+        stderr=r"(note: h.parquet: the numerical libraries warned \d+ time\(s\) \([^\n]*\); "
+        r"[^\n]*rescale them)?",
+    ),
+    Case(
+        "temperature-near-1e306-binary-json",
+        ["calibrate", "h.parquet", "--method", "temperature", "--json"],
+        files={"h.parquet": parquet(HUGE_B)},
+        exit=0,
+        stdout=r'"tau_at_bracket_bound": \{\s+"bound": "upper",\s+"bracket": \[\s+0.05,\s+20.0',
+        stderr=r"(note: [^\n]*rescale them)?",
+    ),
+    Case(
+        "platt-near-1e306-no-raw-warning",
+        ["calibrate", "h.parquet", "--method", "platt"],
+        files={"h.parquet": parquet(HUGE_B)},
+        exit=0,
+        stderr=r"(note: h.parquet: the numerical libraries warned [^\n]*rescale them)?",
+    ),
+    Case(
+        "temperature-interior-says-no-bound",
+        ["calibrate", "m.parquet", "--method", "temperature", "--json"],
+        files=mfile(),
+        exit=0,
+        stdout=r'"tau_at_bracket_bound": null',
+        stderr="",
     ),
 ]
 

@@ -3,9 +3,15 @@ tests/cli_cases.py): one ``error:`` line and exit 2 for each, no traceback, no h
 
 from __future__ import annotations
 
-import pandas as pd
+import re
+import resource
+import subprocess
+import sys
 
-from tests.cli_cases import Case, parametrize, run_case
+import pandas as pd
+import pytest
+
+from tests.cli_cases import Case, out_rule_cases, parametrize, run_case
 
 SUM2 = ["count", "--knowledge", "sum", "--domains", "10,10"]
 XOR2 = ["count", "--knowledge", "xor", "--k", "2"]
@@ -599,6 +605,29 @@ CASES = [
 ]
 
 
+# the write rules on --dimacs (count's one output file), and its input read with a bound
+CASES += [
+    *out_rule_cases(
+        "dimacs",
+        [*XOR2, "--support-file", "s.csv", "--dimacs", "OUT"],
+        {"s.csv": "c1,c2\n0,0\n0,1\n"},
+        inputs=["s.csv"],
+        flag="--dimacs",
+    ),
+    Case(
+        "dimacs-under-a-file-says-so",
+        [*XOR2, "--support", "00", "--dimacs", "f.txt/out.cnf"],
+        files={"f.txt": "x"},
+        err=r"--dimacs f.txt/out.cnf: f.txt is a file, not a folder",
+    ),
+    Case(
+        "support-file-dev-zero",
+        [*XOR2, "--support-file", "/dev/zero"],
+        err=r"/dev/zero: larger than 256 MiB",
+    ),
+]
+
+
 @parametrize(CASES)
 def test_count_cli_case(case, tmp_path):
     run_case(case, tmp_path)
@@ -606,3 +635,177 @@ def test_count_cli_case(case, tmp_path):
 
 def test_case_table_is_large():
     assert len(CASES) >= 100
+
+
+# ---- the memory and time bombs of the hostile-input probe: each answers or refuses (with the
+# estimate and the option that lifts it) under a 3 GiB address-space limit, as `prlimit --as`
+# sets it, in a process of its own (the limit and a hang must not reach the test runner).
+
+AS_LIMIT = 3 * 2**30
+SUM6 = ["--knowledge", "sum", "--domains", "10,10,10,10,10,10"]
+TWO6 = ["--support", "1:2:3:4:5:6,6:5:4:3:2:1"]
+TABLE_NULLS = "c1,c2,y\n0,0,0\n0,1,1\n1,0,1\n1,1,\n2,0,\n2,1,\n"  # y null in rows 3-5
+BOMBS = [
+    Case(
+        "bomb-shared-two-states",
+        ["count", *SUM6, *TWO6, "--extractor", "shared"],
+        exit=0,
+        stdout=r"N_opt = 396620000 ",  # 10^4 free values x the 39,662 digit tuples summing to 21
+    ),
+    Case(
+        "bomb-shared-two-states-no-memory",
+        ["count", *SUM6, *TWO6, "--extractor", "shared", "--max-memory", "1"],
+        err=r"would hold about \d+ MB .*above the limit of about 1 MB; raise it with --max-memory",
+    ),
+    Case(
+        "bomb-shared-frac-0.01",
+        ["count", *SUM6, "--support-frac", "0.01", "--extractor", "shared"],
+        exit=0,
+        stdout=r"N_opt = 1 ",
+    ),
+    Case(
+        "bomb-shared-full",
+        ["count", *SUM6, "--support-frac", "1", "--extractor", "shared"],
+        exit=0,
+        stdout=r"N_opt = 1 .*\n.*\n  support \(1,000,000/1,000,000\): every state",
+    ),
+    Case(
+        "bomb-disentangled-two-states",
+        ["count", *SUM6, *TWO6, "--extractor", "disentangled"],
+        err=r"360 distinct permutation problems x 64 patterns .*--max-subproblems N",
+    ),
+    Case(
+        "bomb-disentangled-full",
+        ["count", *SUM6, "--support-frac", "1", "--extractor", "disentangled"],
+        err=r"1,000,000 constraints over tables of 1,000,000 cells .*--max-subproblems N",
+    ),
+    Case(
+        "bomb-plan-two-states",
+        ["plan-supervision", *SUM6, *TWO6, "--budget", "1"],
+        err=r"distinct permutation problems .*--max-subproblems N",
+    ),
+    Case(
+        "bomb-plan-two-states-shared",
+        ["plan-supervision", *SUM6, *TWO6, "--budget", "1", "--extractor", "shared"],
+        exit=0,
+        stdout=r"pick 1: 1:2:3:4:5:6 +N_opt = 10000 ",
+    ),
+    Case(
+        "bomb-joint-2^40-states",
+        [
+            "count",
+            "--knowledge",
+            "sum",
+            "--domains",
+            "1048576,1048576",
+            "--support",
+            "0:0,5:7",
+            "--extractor",
+            "joint",
+        ],
+        exit=0,
+        stdout=r"log2 N_opt = 4.39805e\+13",
+    ),
+    Case(
+        "bomb-plan-xor-k20",
+        [
+            "plan-supervision",
+            "--knowledge",
+            "xor",
+            "--k",
+            "20",
+            "--support-frac",
+            "1",
+            "--budget",
+            "3",
+        ],
+        err=r"1,048,576 candidates at each of 3 picks.*--max-subproblems N",
+    ),
+    Case(
+        "bomb-plan-joint-1000",
+        [
+            "plan-supervision",
+            "--knowledge",
+            "sum",
+            "--domains",
+            "10,10,10",
+            "--support-frac",
+            "1",
+            "--budget",
+            "3",
+            "--extractor",
+            "joint",
+        ],
+        exit=0,
+        stdout=r"pick 3: \S+ +N_opt = \d+",
+    ),
+    # ---- knowledge tables: the offending row and value, labels of any form
+    Case(
+        "table-huge-concept-value",
+        ["count", "--knowledge-table", "k.csv", "--support", "0:0"],
+        err=r"column 'c1' row 3: .*got 10{30} \(beyond the 64-bit integer range\)",
+        files={"k.csv": "c1,c2,y\n0,0,0\n0,1,1\n1,0,1\n" + "1" + "0" * 30 + ",1,1\n"},
+    ),
+    Case(
+        "table-huge-label",
+        ["count", "--knowledge-table", "k.csv", "--support", "0:0,1:1", "--extractor", "shared"],
+        exit=0,
+        stdout=r"N_opt = 1 ",  # 0:0 and 1:1 carry labels no other state has: f is the identity
+        files={"k.csv": "c1,c2,y\n0,0,0\n0,1,1\n1,0,1\n1,1," + "1" + "0" * 30 + "\n"},
+    ),
+    Case(
+        "table-null-labels-rows-3-5",
+        ["count", "--knowledge-table", "k.csv", "--support", "0:0"],
+        err=r"column 'y' row 3: .*got null",
+        files={"k.csv": TABLE_NULLS},
+    ),
+    Case(
+        "table-float-labels",
+        ["count", "--knowledge-table", "k.csv", "--support-frac", "1", "--extractor", "shared"],
+        exit=0,
+        stdout=r"N_opt = 1 ",  # 0.5 / 1.5 / 2.5: the sum of two bits, shifted; one map, f = id
+        files={"k.csv": "c1,c2,y\n0,0,0.5\n0,1,1.5\n1,0,1.5\n1,1,2.5\n"},
+    ),
+    Case(
+        "table-bool-labels",
+        ["count", "--knowledge-table", "k.csv", "--support-frac", "1", "--extractor", "shared"],
+        exit=0,
+        stdout=r"N_opt = 2 ",  # xnor: the identity and negation
+        files={"k.csv": "c1,c2,y\n0,0,true\n0,1,false\n1,0,false\n1,1,true\n"},
+    ),
+]
+
+
+def run_bounded(case: Case, tmp_path) -> str:
+    """Run one case as ``python -m nesybench.cli`` under RLIMIT_AS (what ``prlimit --as`` sets)."""
+    for name, content in case.files.items():
+        (tmp_path / name).write_text(content, encoding="utf-8")
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (AS_LIMIT, AS_LIMIT))
+
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "nesybench.cli", *case.argv],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=case.timeout * 3,  # a hang guard far above the seconds these take
+            preexec_fn=limit,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{case.id}: still running after {case.timeout * 3:g} s")
+    assert "Traceback" not in done.stderr and "MemoryError" not in done.stderr, done.stderr
+    assert done.returncode == case.exit, (done.returncode, done.stderr[-2000:])
+    if case.exit == 2:
+        lines = [line for line in done.stderr.splitlines() if line.strip()]
+        assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
+        assert re.search(case.err, lines[0]), lines[0]
+    if case.stdout is not None:
+        assert re.search(case.stdout, done.stdout), done.stdout[:2000]
+    return done.stdout
+
+
+@parametrize(BOMBS)
+def test_count_cli_bomb(case, tmp_path):
+    run_bounded(case, tmp_path)

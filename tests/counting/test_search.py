@@ -193,3 +193,134 @@ def test_shared_search_binary_parity():
     for k, expected in ((3, 1), (4, 2)):
         codes = all_states(k).sum(axis=1) % 2
         assert shared_search(codes, 2, k, np.arange(2**k)).n_pairs == expected
+
+
+# ---- the three shared engines, against enumeration and each other ------------------------
+
+
+@st.composite
+def shared_tasks(draw):
+    d = draw(st.integers(2, 4))
+    k = draw(st.integers(1, 3))
+    kind = draw(st.sampled_from(["sum", "table"]))
+    dims = (d,) * k
+    if kind == "sum":
+        knowledge = make_knowledge("sum", dims)
+    else:
+        labels = draw(st.lists(st.integers(0, 2), min_size=d**k, max_size=d**k))
+        knowledge = TableKnowledge.from_labels(dims, labels)
+    names = [state_str(row, dims) for row in all_states(dims)]
+    support = draw(st.lists(st.sampled_from(names), min_size=1, max_size=len(names), unique=True))
+    supervised = draw(st.lists(st.sampled_from(support), max_size=1, unique=True))
+    return CountingTask(knowledge, tuple(support), tuple(supervised))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(shared_tasks())
+def test_shared_engines_agree_with_enumeration(task):
+    from nesybench.counting import enumerate_shared
+    from nesybench.counting.bypermutation import shared_by_constraints
+    from nesybench.counting.search import _Budget, shared_all_maps, shared_by_completion
+    from nesybench.logic.states import states_index
+
+    d, k = task.domains[0], task.k
+    codes = task.knowledge.labels(all_states(task.domains))
+    rows, pinned = task.observed_rows(), task.pinned_mask()
+    index = states_index(rows, task.domains)
+    expected = enumerate_shared(task.knowledge, list(task.support), supervised=task.supervised)
+    budget = _Budget(None, "test", "o")
+    assert shared_by_constraints(codes, d, k, rows, pinned=pinned, budget=budget) == expected
+    assert shared_search(codes, d, k, index, pinned=pinned).n_pairs == expected
+    assert shared_by_completion(codes, d, k, index, pinned=pinned, budget=budget).n_pairs == (
+        expected
+    )
+    assert shared_all_maps(codes, d, k, index, pinned=pinned, budget=budget).n_pairs == expected
+
+
+def test_shared_two_states_of_six_digits_is_the_sum_class_closed_form():
+    # Both states show 1..6 once: one constraint f(1) + ... + f(6) = 21, and 0, 7, 8, 9 free.
+    from nesybench.counting import count_shared
+    from nesybench.logic import SumKnowledge
+
+    knowledge = SumKnowledge((10,) * 6)
+    task = CountingTask(knowledge, ["1:2:3:4:5:6", "6:5:4:3:2:1"])
+    assert count_shared(task).n_opt == knowledge.class_size(21) * 10**4 == 396_620_000
+
+
+def test_sum_class_sizes_against_brute_force():
+    import itertools
+
+    from nesybench.logic import SumKnowledge
+
+    for dims in [(3, 3), (2, 5, 3), (4, 4, 2, 7), (10, 10, 10)]:
+        knowledge = SumKnowledge(dims)
+        brute: dict[int, int] = {}
+        for values in itertools.product(*[range(d) for d in dims]):
+            brute[sum(values)] = brute.get(sum(values), 0) + 1
+        assert knowledge.class_sizes() == brute
+        assert [knowledge.class_size(s) for s in range(-1, knowledge.n_classes + 1)] == [
+            brute.get(s, 0) for s in range(-1, knowledge.n_classes + 1)
+        ]
+
+
+def test_memory_limit_refuses_before_allocating():
+    from nesybench.counting import count_disentangled, count_shared
+
+    task = CountingTask(make_knowledge("sum", (10,) * 5), ["1:2:3:4:5"])
+    for count in (count_shared, count_disentangled):
+        with pytest.raises(SearchTooLarge, match="above the limit of about 1 MB.*max-memory"):
+            count(task, max_memory=2**20)
+
+
+# ---- metamorphic checks at large k (beyond enumeration) ----------------------------------
+
+
+def _renamed(task: CountingTask, perm: list[int], negate: set[int]) -> CountingTask:
+    """The same task with concept i renamed perm[i] and the concepts in ``negate`` negated:
+    both the formula and the observed states are rewritten."""
+    k = task.k
+
+    def literal(match) -> str:
+        neg, i = match.group(1) == "~", int(match.group(2)) - 1
+        return ("~" if neg != (i in negate) else "") + f"x{perm[i] + 1}"
+
+    import re
+
+    spec = re.sub(r"(~?)x(\d+)", literal, task.knowledge.spec)
+
+    def state(text: str) -> str:
+        out = ["0"] * k
+        for i, bit in enumerate(text):
+            out[perm[i]] = str(int(bit) ^ (i in negate))
+        return "".join(out)
+
+    return CountingTask(make_knowledge(spec, k), [state(s) for s in task.observed_states()])
+
+
+@pytest.mark.parametrize("k", [14, 16])
+def test_shared_counts_survive_renaming_and_negating_every_concept(k):
+    from nesybench.counting import count_shared
+    from nesybench.shortcuts.tasks import random_3cnf
+
+    for frac in (0.01, 0.5):
+        knowledge = random_3cnf(k, round(4.26 * k), child_rng(1, "test-meta", k))
+        task = CountingTask(knowledge, support_states(k, frac, seed=1))
+        perm = [int(v) for v in child_rng(2, "test-meta-perm", k).permutation(k)]
+        base = count_shared(task).n_opt
+        assert count_shared(_renamed(task, perm, set())).n_opt == base
+        # negating every concept conjugates f by negation: a bijection of the shared family
+        assert count_shared(_renamed(task, perm, set(range(k)))).n_opt == base
+
+
+@pytest.mark.parametrize("k", [11, 12])
+def test_disentangled_counts_survive_renaming_and_negating_a_concept(k):
+    from nesybench.shortcuts.tasks import random_3cnf
+
+    knowledge = random_3cnf(k, round(4.26 * k), child_rng(1, "test-meta", k))
+    task = CountingTask(knowledge, support_states(k, 1.0, seed=1))
+    perm = [int(v) for v in child_rng(2, "test-meta-perm", k).permutation(k)]
+    base = count_disentangled(task, max_subproblems=0)
+    assert base.n_opt > 0
+    for negate in (set(), {0}, {1, k - 1}):
+        other = count_disentangled(_renamed(task, perm, negate), max_subproblems=0)
+        assert (other.n_opt, other.n_distinct) == (base.n_opt, base.n_distinct)

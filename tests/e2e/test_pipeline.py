@@ -23,6 +23,22 @@ def test_cold_run_writes_parquet_and_reports(first_run):
     assert any(k.startswith("reports/metrics/") for k in hashes)
 
 
+def test_every_artifact_and_report_gets_the_umask_mode(first_run):
+    """Artifacts others can read: the mode the umask gives (0644 under 022), not mkstemp's 0600."""
+    import os
+    import stat
+
+    root, hashes, _ = first_run
+    mask = os.umask(0o022)
+    os.umask(mask)
+    expected = 0o666 & ~mask
+    if expected == 0o600:
+        pytest.skip("under umask 077 the umask's mode is mkstemp's: nothing to tell apart")
+    modes = {rel: stat.S_IMODE((root / rel).stat().st_mode) for rel in hashes}
+    wrong = {rel: oct(mode) for rel, mode in modes.items() if mode != expected}
+    assert len(modes) > 20 and not wrong, wrong
+
+
 def test_two_cold_runs_at_1_and_4_cores_are_byte_identical(first_run):
     root, hashes, _ = first_run
     clean(root)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -77,7 +78,8 @@ def test_score_files_raises_input_errors_and_records_crashes(tmp_path, monkeypat
     with pytest.raises(UserError, match="not found|no such|missing"):
         score_files([("s", "proofwriter", gold, tmp_path / "absent.jsonl")])
     preds = tmp_path / "p.jsonl"
-    preds.write_text('{"id": "ProofWriter_RelNeg-OWA-D5-1041_Q1", "prediction": "True"}\n')
+    first = json.loads(gold.read_text(encoding="utf-8"))[0]["id"]
+    preds.write_text(json.dumps({"id": first, "prediction": "True"}) + "\n")
     monkeypatch.setattr(benchmark_tables, "score_predictions", lambda *a, **k: 1 / 0, raising=True)
     reports, crashes = score_files([("s", "proofwriter", gold, preds)])
     assert reports == [] and crashes == [("score-nli s", "ZeroDivisionError: division by zero")]

@@ -5,8 +5,9 @@ file is a counted, reported skip (exit 0).
 """
 
 import json
+import resource
 
-from tests.cli_cases import Case, parametrize, run_case
+from tests.cli_cases import Case, out_rule_cases, parametrize, run_case
 
 PREFIX = "Based on the above information, is the following statement true, false, or unknown? "
 CONTEXT = "The cat chases the dog. If something chases the dog then it is red."
@@ -202,7 +203,7 @@ CASES = [
     ),
     _label("fifty-thousand", BIG_GOLD, exit=0, stdout=r"50000 questions"),
     # ------------------------------------------------------------ score-nli: bad files
-    _score("missing-predictions", None, err="p.jsonl: file not found"),
+    _score("missing-predictions", None, err="p.jsonl: predictions file not found"),
     _score("missing-gold", PREDS, None, err="gold.json: file not found"),
     _score("gold-is-a-folder", PREDS, None, gold_name=".", err="is a folder"),
     _score("empty-predictions", "", err="empty file"),
@@ -211,22 +212,52 @@ CASES = [
     _score("predictions-not-json", "a\nb\n", err="not JSON or JSON Lines"),
     _score("predictions-deep", DEEP, err="nested too deeply"),
     _score("predictions-not-utf8", b"\x80\x81", err="UTF-8"),
+    # the one policy for unscorable predictions (as axes-score): not correct, counted and
+    # quoted, coverage beside every accuracy; --strict refuses them
     _score(
-        "all-predictions-bad",
+        "all-predictions-unreadable",
         '{"id": "q0", "prediction": "maybe"}\n',
-        err=r"no usable prediction .*unknown label 'maybe'",
+        exit=0,
+        stdout=r"(?s)3 gold questions; 0 answered, 2 abstained, 1 unreadable \(coverage 0\.0000\)"
+        r"\naccuracy 0\.0000 .*unreadable predictions: 'q0': unknown label 'maybe'",
+    ),
+    _score(
+        "unreadable-strict",
+        '{"id": "q0", "prediction": "maybe"}\n',
+        GOLD,
+        "--strict",
+        err=r"p.jsonl: record 0: unknown label 'maybe' .*--strict refuses predictions that are not",
     ),
     _score("predictions-no-id", '{"prediction": "True"}\n', err="missing field 'id'"),
-    _score("prediction-wrong-type", '{"id": "q0", "prediction": 1}\n', err="must be a string"),
+    _score(
+        "predictions-no-id-strict",
+        PREDS + '{"prediction": "True"}\n',
+        GOLD,
+        "--strict",
+        err=r"line 4: missing field 'id' \(--strict refuses records that name no question\)",
+    ),
+    _score(
+        "prediction-wrong-type-is-unreadable",
+        '{"id": "q0", "prediction": 1}\n',
+        exit=0,
+        stdout=r"'q0': label must be a string, got int 1",
+    ),
     _score(
         "unknown-ids",
         PREDS + '{"id": "zz", "prediction": "True"}\n',
-        err=r"1 prediction id\(s\) not in the gold file .*'zz'",
+        err=r"1 prediction id\(s\) not among the gold questions of gold.json: \"zz\"$",
+    ),
+    _score(
+        "ids-of-skipped-gold-records",
+        PREDS + '{"id": "q3", "prediction": "True"}\n',
+        json.dumps([*json.loads(GOLD), {"id": "q3", "question": "no context"}]),
+        err=r"\"q3\"; 1 of them name gold records that were skipped as unreadable \(first: \"q3\" "
+        r"at record 3: missing field 'context'\)",
     ),
     _score(
         "duplicate-ids",
         PREDS + '{"id": "q0", "prediction": "False"}\n',
-        err="duplicate prediction id 'q0'",
+        err=r'line 4: duplicate id "q0" \(first at line 1\)',
     ),
     _score("gold-empty", PREDS, "", err="gold.json: empty file"),
     _score("gold-truncated", PREDS, GOLD[:40], err="gold.json: not valid JSON"),
@@ -281,7 +312,8 @@ CASES = [
         bench="logicbench",
         gold_name="BQA",
         files={"BQA/pl/mt/data_instances.json": BQA},
-        err="unknown label 'True'",
+        exit=0,
+        stdout=r"unreadable predictions: 'pl/mt/1/0': unknown label 'True'",
     ),
     # ------------------------------------------------------------ score-nli: good files
     _score("good", PREDS, exit=0, stdout=r"baselines: majority"),
@@ -290,20 +322,26 @@ CASES = [
         "letters-and-case",
         '{"id": "q0", "prediction": "a"}\n{"id": "q1", "prediction": "UNKNOWN"}\n',
         exit=0,
-        stdout=r"accuracy 1\.0000",
+        stdout=r"accuracy 0\.6667 .*coverage 0\.6667, on answered 1\.0000",
     ),
     _score(
         "one-bad-prediction",
-        PREDS + '{"id": "q9", "prediction": "perhaps"}\n',
+        "".join(PREDS.splitlines(keepends=True)[:2]) + '{"id": "q2", "prediction": "perhaps"}\n',
         exit=0,
-        stdout=r"skipped predictions: record 3: unknown label 'perhaps'",
+        stdout=r"unreadable predictions: 'q2': unknown label 'perhaps'",
+    ),
+    _score(
+        "first-line-a-json-array",
+        "[1, 2]\n" + PREDS,
+        exit=0,
+        stdout=r"skipped predictions: line 1: record must be a JSON object, got \[1, 2\]",
     ),
     _score("bom-predictions", "\ufeff" + PREDS, exit=0, stdout="coverage 1.0000"),
     _score(
         "partial-coverage",
         PREDS.splitlines()[0] + "\n",
         exit=0,
-        stdout=r"1 of 3 gold questions predicted \(coverage 0\.3333\)",
+        stdout=r"3 gold questions; 1 answered, 2 abstained, 0 unreadable \(coverage 0\.3333\)",
     ),
     _score(
         "logicbench",
@@ -324,7 +362,9 @@ CASES = [
         exit=0,
         stdout=r"always Unknown 0\.0000",
     ),
-    _score("fifty-thousand", BIG_PREDS, BIG_GOLD, exit=0, stdout=r"50000 of 50000"),
+    _score(
+        "fifty-thousand", BIG_PREDS, BIG_GOLD, exit=0, stdout=r"50,000 gold questions; 50,000 answ"
+    ),
     # ------------------------------------------------------------ check-trace
     Case(
         "trace-options-not-a-list",
@@ -546,6 +586,328 @@ CASES += [
         ["execute-programs", "p.json"],
         files={"p.json": "[" * 100_000 + "]" * 100_000},
         err="nested too deeply",
+    ),
+]
+
+
+def chain_program(n: int) -> str:
+    """A chain of ``n`` rules P0 -> P1 -> ... -> Pn and its query (about 35 characters a rule)."""
+    rules = "\n".join(f"P{i}($x, True) >>> P{i + 1}($x, True)" for i in range(n))
+    head = "Predicates:\nP0($x, bool)\nFacts:\nP0(Bob, True)\nRules:\n"
+    return f"{head}{rules}\nQuery:\nP{n}(Bob, True)"
+
+
+FOLIO_PROGRAM = "Premises:\nP(a)\n¬P(b)\nConclusion:\nP(x)"
+
+
+def folio_rec(i, program=FOLIO_PROGRAM):
+    return {
+        "id": f"FOLIO_dev_{i}",
+        "context": "",
+        "question": "",
+        "options": OPTIONS,
+        "answer": "C",
+        "raw_logic_programs": [program],
+    }
+
+
+PRONTO_GOLD = json.dumps(
+    [
+        {
+            "id": "ProntoQA_1",
+            "context": "Every wumpus is a yumpus. Every yumpus is a dumpus. Max is a wumpus.",
+            "question": "Is the following statement true or false? Max is a dumpus.",
+            "options": ["A) True", "B) False"],
+            "answer": "A",
+        }
+    ]
+)
+FACTS_ONLY = ["Max is a wumpus.", "Max is a yumpus.", "Max is a dumpus."]
+WITH_RULES = [
+    "Max is a wumpus.",
+    "Every wumpus is a yumpus.",
+    "Max is a yumpus.",
+    "Every yumpus is a dumpus.",
+    "Max is a dumpus.",
+]
+
+CASES += [
+    # one cap for both semantics, and an engine near-linear below it
+    Case(
+        "programs-logiclm-5000-rule-chain",
+        ["execute-programs", "p.json", "--semantics", "logic-lm"],
+        files={"p.json": json.dumps([prog_rec(0, program=chain_program(5000))])},
+        exit=0,
+        stdout="1 executable",
+        timeout=120,  # a hang guard: it answers in about a second
+    ),
+    Case(
+        "programs-standard-5000-rule-chain",
+        ["execute-programs", "p.json"],
+        files={"p.json": json.dumps([prog_rec(0, program=chain_program(5000))])},
+        exit=0,
+        stdout="1 executable",
+        timeout=120,
+    ),
+    Case(
+        "programs-logiclm-over-the-cap",
+        ["execute-programs", "p.json", "--semantics", "logic-lm", "--json"],
+        files={"p.json": json.dumps([prog_rec(0, program=chain_program(6000))])},
+        exit=0,
+        stdout=r"program longer than 200000 characters",
+    ),
+    Case(
+        "programs-standard-over-the-cap",
+        ["execute-programs", "p.json", "--json"],
+        files={"p.json": json.dumps([prog_rec(0, program=chain_program(6000))])},
+        exit=0,
+        stdout=r"program longer than 200000 characters",
+    ),
+    # a file that is not what --dataset says, has no programs, or mixes datasets
+    Case(
+        "programs-dataset-contradicted",
+        ["execute-programs", "p.json", "--dataset", "proofwriter"],
+        files={"p.json": json.dumps([folio_rec(0), folio_rec(1)])},
+        err=r"--benchmark proofwriter, but the records are folio \(2 of 2",
+    ),
+    Case(
+        "programs-no-raw-logic-programs",
+        ["execute-programs", "p.json"],
+        files={"p.json": json.dumps([pw(0), pw(1)])},
+        err="no record has 'raw_logic_programs'",
+    ),
+    Case(
+        "programs-mixed-datasets",
+        ["execute-programs", "p.json"],
+        files={"p.json": json.dumps([prog_rec(0), folio_rec(1)])},
+        err=r"mix datasets \(1 folio, 1 proofwriter",
+    ),
+    # Logic-LM's quirks the logic-lm semantics models
+    Case(
+        "programs-logiclm-unbound-head-fires",
+        ["execute-programs", "p.json", "--semantics", "logic-lm", "--json"],
+        files={
+            "p.json": json.dumps(
+                [prog_rec(0, program=PROGRAM.replace(">>> Blue($x, True)", ">>> Blue($y, True)"))]
+            )
+        },
+        exit=0,
+        stdout=r"KeyError\('\$y not bound'\)",
+    ),
+    Case(
+        "programs-logiclm-free-variable-goal",
+        ["execute-programs", "p.json", "--semantics", "logic-lm", "--json"],
+        files={"p.json": json.dumps([folio_rec(0)])},
+        exit=0,
+        stdout=r'"predicted": "Unknown"',
+    ),
+    Case(
+        "programs-logiclm-prover9-arities",
+        ["execute-programs", "p.json", "--semantics", "logic-lm", "--json"],
+        files={
+            "p.json": json.dumps(
+                [
+                    folio_rec(
+                        0, "Premises:\nVacuum(roomba)\nClean(vacuum)\nConclusion:\nClean(roomba)"
+                    )
+                ]
+            )
+        },
+        exit=0,
+        stdout="symbols used with multiple arities",
+    ),
+    # PrOntoQA's evaluator as a convention
+    Case(
+        "trace-conventions-prontoqa",
+        ["check-trace", "t.json", "--json", "--conventions", "prontoqa"],
+        files={
+            "t.json": json.dumps([{**json.loads(PRONTO_GOLD)[0], "chain_of_thought": FACTS_ONLY}])
+        },
+        exit=0,
+        stdout=r'"broad_rate": 1\.0,[^}]*"conventions": "prontoqa"[^}]*"strict_rate": 0\.0',
+    ),
+    Case(
+        "trace-conventions-default",
+        ["check-trace", "t.json", "--json"],
+        files={
+            "t.json": json.dumps([{**json.loads(PRONTO_GOLD)[0], "chain_of_thought": FACTS_ONLY}])
+        },
+        exit=0,
+        stdout=r'"conventions": "nesybench"[^}]*"strict_rate": 1\.0',
+    ),
+    Case(
+        "trace-conventions-unknown",
+        ["check-trace", "t.json", "--conventions", "pq"],
+        files={"t.json": json.dumps([TRACE])},
+        err="invalid choice",
+    ),
+    Case(
+        "score-conventions-prontoqa",
+        [
+            "score-nli",
+            "p.jsonl",
+            "--benchmark",
+            "prontoqa",
+            "--gold",
+            "g.json",
+            "--json",
+            "--conventions",
+            "prontoqa",
+        ],
+        files={
+            "g.json": PRONTO_GOLD,
+            "p.jsonl": json.dumps(
+                {"id": "ProntoQA_1", "prediction": "True", "explanation": WITH_RULES}
+            ),
+        },
+        exit=0,
+        stdout=r'"conventions": "prontoqa"',
+    ),
+    Case(
+        "score-conventions-not-prontoqa",
+        [
+            "score-nli",
+            "p.jsonl",
+            "--benchmark",
+            "proofwriter",
+            "--gold",
+            "gold.json",
+            "--conventions",
+            "prontoqa",
+        ],
+        files={"p.jsonl": PREDS, "gold.json": GOLD},
+        err="reads PrOntoQA chains only",
+    ),
+]
+
+
+# ---------------------------------------------------------------- writes and bounded reads
+# the --out rules on every nli command that writes one, inputs
+# read with a bound, echoed values cut, the one error line when a write fails.
+PROGRAMS_FILE = json.dumps([prog_rec(0), prog_rec(1)])
+
+
+def _lines(path, n):
+    assert path.read_text().count("\n") == n, f"{path}: expected {n} lines"
+
+
+HUGE_ID = "x" * 2_000_000
+MANY = json.dumps(
+    [
+        pw(i, "ABC"[i % 3], ["The cat is red.", "The dog is red.", "The cat is not red."][i % 3])
+        for i in range(40)
+    ]
+)
+CASES += [
+    *out_rule_cases(
+        "trace",
+        ["check-trace", "t.json", "--out", "OUT"],
+        {"t.json": json.dumps([TRACE])},
+        inputs=["t.json"],
+    ),
+    *out_rule_cases(
+        "label",
+        ["label", "in.json", "--benchmark", "proofwriter", "--out", "OUT"],
+        {"in.json": GOLD},
+        inputs=["in.json"],
+    ),
+    *out_rule_cases(
+        "programs",
+        ["execute-programs", "p.json", "--out", "OUT"],
+        {"p.json": PROGRAMS_FILE},
+        inputs=["p.json"],
+    ),
+    Case(
+        "label-dev-zero-is-read-with-a-bound",
+        ["label", "/dev/zero", "--benchmark", "proofwriter"],
+        err=r"/dev/zero: larger than 256 MiB, the limit on an input file read into memory; "
+        r"set NESYBENCH_MAX_INPUT_MB",
+    ),
+    Case(
+        "score-dev-zero-predictions",
+        ["score-nli", "/dev/zero", "--benchmark", "proofwriter", "--gold", "g.json"],
+        files={"g.json": GOLD},
+        err=r"/dev/zero: larger than 256 MiB",
+    ),
+    Case("trace-dev-zero", ["check-trace", "/dev/zero"], err=r"/dev/zero: larger than 256 MiB"),
+    Case(
+        "programs-dev-zero",
+        ["execute-programs", "/dev/zero"],
+        err=r"/dev/zero: larger than 256 MiB",
+    ),
+    Case(
+        "label-input-limit-from-the-environment",
+        ["label", "in.json", "--benchmark", "proofwriter"],
+        files={"in.json": BIG_GOLD},
+        env={"NESYBENCH_MAX_INPUT_MB": "1"},
+        err=r"in.json: larger than 1 MiB, the limit .*set NESYBENCH_MAX_INPUT_MB",
+    ),
+    Case(
+        "label-input-limit-bad-value",
+        ["label", "in.json", "--benchmark", "proofwriter"],
+        files={"in.json": GOLD},
+        env={"NESYBENCH_MAX_INPUT_MB": "lots"},
+        err=r"NESYBENCH_MAX_INPUT_MB must be a whole number of MiB >= 1, got 'lots'",
+    ),
+    Case(
+        "label-jsonl-first-line-a-json-array",
+        ["label", "in.jsonl", "--benchmark", "proofwriter"],
+        files={"in.jsonl": "[1, 2]\n" + json.dumps(pw(0)) + "\n"},
+        exit=0,
+        stdout=r"skipped record 0: record must be a JSON object, got list",
+    ),
+    _score(
+        "huge-unknown-id-is-cut",
+        PREDS + json.dumps({"id": HUGE_ID, "prediction": "True"}) + "\n",
+        err=r"not among the gold questions of gold.json: \"x{50,60}\.\.\.$",
+    ),
+    _score(
+        "huge-duplicate-id-is-cut",
+        json.dumps({"id": HUGE_ID, "prediction": "True"}) * 1
+        + "\n"
+        + json.dumps({"id": HUGE_ID, "prediction": "True"})
+        + "\n",
+        err=r"line 2: duplicate id \"x{50,60}\.\.\. \(first at line 1\)",
+    ),
+    Case(
+        "label-out-under-a-file-says-so",
+        ["label", "in.json", "--benchmark", "proofwriter", "--out", "in.json/v.jsonl"],
+        files={"in.json": GOLD},
+        err=r"--out in.json/v.jsonl: in.json is a file, not a folder, so in.json/v.jsonl "
+        r"cannot be made",
+    ),
+    Case(
+        "label-out-in-missing-folders-is-made",
+        ["label", "in.json", "--benchmark", "proofwriter", "--out", "a/b/v.jsonl"],
+        files={"in.json": GOLD},
+        exit=0,
+        check=lambda tmp: _lines(tmp / "a" / "b" / "v.jsonl", 3),
+    ),
+    Case(
+        "label-format-is-an-alias-of-benchmark",
+        ["label", "in.json", "--format", "proofwriter"],
+        files={"in.json": GOLD},
+        exit=0,
+        stdout=r"agreement with gold: 3/3",
+    ),
+    Case(
+        "programs-dataset-is-an-alias-of-benchmark",
+        ["execute-programs", "p.json", "--dataset", "proofwriter"],
+        files={"p.json": PROGRAMS_FILE},
+        exit=0,
+        stdout=r"2 programs",
+    ),
+    # a write that fails on a file-size limit: the error is the only line on stderr (no
+    # progress lines before it), in the real entry point of a child process
+    Case(
+        "label-write-fails-on-a-file-size-limit-one-line",
+        ["label", "in.json", "--benchmark", "proofwriter", "--out", "v.jsonl"],
+        files={"in.json": MANY},
+        subprocess=True,
+        rlimits={resource.RLIMIT_FSIZE: 2000},
+        err=r"^error: --out v.jsonl: could not be written \(File too large\)$",
+        out="v.jsonl",
+        timeout=120,
     ),
 ]
 

@@ -435,7 +435,8 @@ def test_report_shows_the_program_tables(root, params):
     ]
     assert "Programs per file and semantics" in titles
     assert "Items the two semantics answer differently" in titles
-    assert any(t.startswith("The step checker against PrOntoQA") for t in titles)
+    assert any(t.startswith("The step checker's two readings side by side") for t in titles)
+    assert any(t.startswith("Why programs do not run") for t in titles)
 
 
 def test_the_in_memory_chain_is_the_default_run(root, params):

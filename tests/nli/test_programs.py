@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nesybench.errors import InputError, UserError
-from nesybench.nli.logiclm_semantics import fol_accepts, fol_tokens
+from nesybench.nli.logiclm_folio import fol_accepts, fol_tokens
 from nesybench.nli.program_tables import (
     cause_table,
     depth_table,
@@ -301,7 +301,13 @@ def test_read_programs_bad_records_counted(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "text,err", [("{}", "no usable"), ('"x"', "JSON list"), ("[1, 2]", "no record"), ("", "empty")]
+    "text,err",
+    [
+        ("{}", "no record has .raw_logic_programs"),
+        ('"x"', "JSON list"),
+        ("[1, 2]", "no record"),
+        ("", "empty"),
+    ],
 )
 def test_read_programs_unusable_file(tmp_path, text, err):
     f = tmp_path / "p.json"

@@ -5,7 +5,13 @@ import json
 import pytest
 
 from nesybench.errors import UserError
-from nesybench.nli.readers import BadRecord, normalize_label, read_benchmark
+from nesybench.nli.readers import (
+    BadRecord,
+    Benchmark,
+    Question,
+    normalize_label,
+    read_benchmark,
+)
 
 PW_OPTIONS = ["A) True", "B) False", "C) Unknown"]
 
@@ -264,11 +270,13 @@ def test_arbitrary_files_raise_only_user_errors(tmp_path, content):
             read_benchmark(path, benchmark=benchmark)
         except UserError:
             pass
+    gold = Benchmark("proofwriter", "g", (Question("q0", "proofwriter", "True", "", ""),))
     for benchmark in ("proofwriter", "logicbench"):
-        try:
-            read_predictions(path, benchmark=benchmark)
-        except UserError:
-            pass
+        for strict in (False, True):
+            try:
+                read_predictions(path, benchmark=benchmark, gold=gold, strict=strict)
+            except UserError:
+                pass
     bqa = tmp_path / "BQA" / "l" / "a"
     bqa.mkdir(parents=True, exist_ok=True)
     (bqa / "data_instances.json").write_bytes(path.read_bytes())

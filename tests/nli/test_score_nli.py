@@ -20,7 +20,6 @@ from nesybench.nli.example_systems import SHIPPED, build_shipped
 from nesybench.nli.labelers import label_benchmark
 from nesybench.nli.readers import Benchmark, Question, read_benchmark
 from nesybench.nli.score_nli import (
-    Prediction,
     Predictions,
     baselines,
     confusion_matrix,
@@ -28,6 +27,7 @@ from nesybench.nli.score_nli import (
     read_predictions,
     score_predictions,
 )
+from nesybench.predictions import PredictionSet
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "benchmarks"
@@ -69,34 +69,69 @@ def _bench(golds, name="proofwriter"):
     return Benchmark(name, "gold.json", qs)
 
 
-def _preds(labels, **expl):
-    return Predictions(
-        "p.jsonl",
-        {f"q{i}": Prediction(f"q{i}", y, expl.get(f"q{i}")) for i, y in enumerate(labels) if y},
-    )
+def _predictions(labels: dict, explanations: dict | None = None) -> Predictions:
+    """Predictions as read: ``labels`` id -> label (None abstains), explanations id -> chain."""
+    return Predictions("p.jsonl", PredictionSet("p.jsonl", dict(labels)), explanations or {})
 
 
-def test_accuracy_coverage_interval_and_per_label_on_folio():
+def _preds(labels):
+    return _predictions({f"q{i}": y for i, y in enumerate(labels) if y})
+
+
+def test_accuracy_counts_every_gold_question_with_coverage_beside():
     bench = _bench(["True", "True", "False", "Unknown", "Unknown"], "folio")
     report = score_predictions(bench, _preds(["True", "False", "False", "Unknown", None]))
-    assert report["n"] == 4 and report["coverage"] == 0.8
-    assert report["accuracy"] == 0.75
-    assert (report["accuracy_lo"], report["accuracy_hi"]) == wilson_interval(3, 4)
-    assert report["per_label"]["True"] == {"n": 2, "accuracy": 0.5}
-    assert report["per_label"]["Unknown"] == {"n": 1, "accuracy": 1.0}
-    assert report["confusion"]["True"] == {"True": 1, "False": 1, "Unknown": 0}
-    # baselines on the same (predicted) gold: True 2, False 1, Unknown 1 of 4
-    assert report["baselines"]["majority"]["accuracy"] == 0.5
-    assert report["baselines"]["always_unknown"] == 0.25
+    # 5 gold questions, 4 answered, 3 right: the unanswered one is not correct
+    assert (report["n"], report["answered"], report["abstained"]) == (5, 4, 1)
+    assert report["coverage"] == 0.8 and report["accuracy"] == 0.6
+    assert report["accuracy_answered"] == 0.75
+    assert (report["accuracy_lo"], report["accuracy_hi"]) == wilson_interval(3, 5)
+    true, unknown = report["per_label"]["True"], report["per_label"]["Unknown"]
+    assert (true["n"], true["coverage"], true["accuracy"]) == (2, 1.0, 0.5)
+    assert (unknown["n"], unknown["coverage"], unknown["accuracy"]) == (2, 0.5, 0.5)
+    assert unknown["accuracy_answered"] == 1.0
+    assert report["confusion"]["True"] == {"True": 1, "False": 1, "Unknown": 0, "none": 0}
+    assert report["confusion"]["Unknown"]["none"] == 1
+    # baselines on the same gold, all of it: True 2, False 1, Unknown 2 of 5
+    assert report["baselines"]["majority"] == {"label": "True", "accuracy": 0.4}
+    assert report["baselines"]["always_unknown"] == 0.4
 
 
-def test_unknown_prediction_ids_are_an_error_naming_the_first_few():
+def test_macro_f1_counts_a_missing_label_as_a_miss():
+    # gold a, a, b; predictions a, none, b: F1(a) = 2/3, F1(b) = 1
+    assert macro_f1(["a", "a", "b"], ["a", None, "b"]) == pytest.approx((2 / 3 + 1) / 2)
+
+
+def _write(path, records):
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def test_unknown_prediction_ids_are_an_error_naming_the_first_few(tmp_path):
     bench = _bench(["True"])
-    preds = Predictions(
-        "p.jsonl", {i: Prediction(i, "True") for i in ["q0", "x1", "x2", "x3", "x4", "x5", "x6"]}
+    ids = ["q0", "x1", "x2", "x3", "x4", "x5", "x6"]
+    path = _write(tmp_path / "p.jsonl", [{"id": i, "prediction": "True"} for i in ids])
+    with pytest.raises(
+        UserError, match=r"6 prediction id\(s\) not among the gold .*x1.*and 1 more"
+    ):
+        read_predictions(path, benchmark="proofwriter", gold=bench)
+
+
+def test_ids_of_skipped_gold_records_are_named_as_such(tmp_path):
+    gold = tmp_path / "gold.json"
+    gold.write_text(
+        json.dumps(
+            [
+                {"id": "q0", "context": "c", "question": "q", "answer": "A"},
+                {"id": "q1", "question": "q", "answer": "A"},  # no context: skipped
+            ]
+        ),
+        encoding="utf-8",
     )
-    with pytest.raises(UserError, match=r"6 prediction id\(s\) not in .*'x1'.*and 1 more"):
-        score_predictions(bench, preds)
+    bench = read_benchmark(gold, benchmark="proofwriter")
+    path = _write(tmp_path / "p.jsonl", [{"id": "q1", "prediction": "True"}])
+    with pytest.raises(UserError, match=r"name gold records that were skipped as unreadable"):
+        read_predictions(path, benchmark="proofwriter", gold=bench)
 
 
 def test_per_depth_and_mixture_from_the_reference_labeler():
@@ -111,9 +146,7 @@ def test_per_depth_and_mixture_from_the_reference_labeler():
         Question("d", "proofwriter", "Unknown", context, prefix + "Bob is blue."),
     )
     bench = Benchmark("proofwriter", "g", qs)
-    preds = Predictions(
-        "p", {q: Prediction(q, y) for q, y in zip("abcd", ["True", "True", "False", "False"])}
-    )
+    preds = _predictions(dict(zip("abcd", ["True", "True", "False", "False"])))
     report = score_predictions(bench, preds)
     depths = {r["depth"]: (r["n"], r["accuracy"]) for r in report["per_depth"]}
     assert depths == {0: (1, 1.0), 1: (1, 1.0), 2: (1, 0.0), None: (1, 0.0)}
@@ -155,16 +188,17 @@ def test_logicbench_breakdowns_and_pair_consistency():
         "fol/mp/1/0": "yes",
         "fol/mp/1/1": "no",
         "fol/mp/1/2": "no",
-    }  # 1/3 unanswered
-    report = score_predictions(
-        bench, Predictions("p", {i: Prediction(i, y) for i, y in answers.items()})
-    )
-    assert report["yes_accuracy"] == pytest.approx(2 / 3) and report["no_accuracy"] == 1.0
+    }  # fol/mp/1/3 unanswered: not correct
+    report = score_predictions(bench, _predictions(answers))
+    assert report["yes_accuracy"] == pytest.approx(2 / 3) and report["yes_coverage"] == 1.0
+    assert report["no_accuracy"] == 0.8 and report["no_coverage"] == 0.8
     assert report["per_axiom"]["pl/mt"]["accuracy"] == 0.75
-    assert report["per_logic"]["fol"]["n"] == 3
-    # complete samples: pl/mt/1 (all right), pl/mt/2 (one wrong); fol/mp/1 is incomplete
-    assert report["pair_consistency"] == 0.5 and report["n_samples"] == 2
-    assert report["baselines"]["majority"] == {"label": "no", "accuracy": 4 / 7}
+    fol = report["per_logic"]["fol"]
+    assert (fol["n"], fol["coverage"], fol["accuracy"]) == (4, 0.75, 0.75)
+    # pl/mt/1 all right; pl/mt/2 one wrong; fol/mp/1 not fully answered: 1 of 3 samples
+    assert report["pair_consistency"] == pytest.approx(1 / 3) and report["n_samples"] == 3
+    assert report["n_samples_answered"] == 2
+    assert report["baselines"]["majority"] == {"label": "no", "accuracy": 5 / 8}
 
 
 def test_proof_accuracy_beside_label_accuracy_on_prontoqa():
@@ -179,12 +213,11 @@ def test_proof_accuracy_beside_label_accuracy_on_prontoqa():
             Question("c", "prontoqa", "True", context, q),
         ),
     )
-    preds = Predictions(
-        "p",
+    preds = _predictions(
+        {"a": "True", "b": "True", "c": "False"},  # c: no explanation, not in the proof block
         {
-            "a": Prediction("a", "True", ("Sam is a rompus.", "Sam is a zumpus.")),
-            "b": Prediction("b", "True", ("Sam is a zumpus.",)),  # skips a step: not valid
-            "c": Prediction("c", "False"),  # no explanation: not counted in the proof block
+            "a": ("Sam is a rompus.", "Sam is a zumpus."),
+            "b": ("Sam is a zumpus.",),  # skips a step: not valid
         },
     )
     proof = score_predictions(bench, preds)["proof"]
@@ -192,7 +225,7 @@ def test_proof_accuracy_beside_label_accuracy_on_prontoqa():
     assert proof["right_for_wrong_reason"] == 0.5
 
 
-def test_read_predictions_skips_bad_records_and_refuses_duplicates(tmp_path):
+def test_read_predictions_under_the_one_policy(tmp_path):
     lines = [
         {"id": "a", "prediction": "true"},
         {"id": "b", "prediction": "C"},
@@ -200,26 +233,27 @@ def test_read_predictions_skips_bad_records_and_refuses_duplicates(tmp_path):
         {"prediction": "True"},
         {"id": "d", "prediction": "B", "explanation": "Bob is big. Bob is red."},
         {"id": "e"},
+        {"id": "f", "prediction": None},
     ]
     path = tmp_path / "p.jsonl"
     path.write_text("\n".join(json.dumps(x) for x in lines) + "\nnot json\n", encoding="utf-8")
-    preds = read_predictions(path, benchmark="proofwriter")
-    assert {k: v.label for k, v in preds.by_id.items()} == {
-        "a": "True",
-        "b": "Unknown",
-        "d": "False",
-    }
-    assert preds.by_id["d"].explanation == ("Bob is big.", "Bob is red.")
-    assert len(preds.skipped) == 4
-    path.write_text(
-        json.dumps({"id": "a", "prediction": "True"}) * 1
-        + "\n"
-        + json.dumps({"id": "a", "prediction": "False"})
-        + "\n",
-        encoding="utf-8",
+    gold = Benchmark(
+        "proofwriter", "g", tuple(Question(i, "proofwriter", "True", "", "") for i in "abcdefg")
     )
-    with pytest.raises(UserError, match="duplicate prediction id 'a'"):
-        read_predictions(path, benchmark="proofwriter")
+    preds = read_predictions(path, benchmark="proofwriter", gold=gold)
+    labels = preds.read.labels
+    assert labels == {"a": "True", "b": "Unknown", "c": None, "d": "False", "f": None}
+    assert list(preds.read.unreadable) == ["c"] and "perhaps" in preds.read.unreadable["c"]
+    assert preds.explanations == {"d": ("Bob is big.", "Bob is red.")}
+    # no id, no prediction field, not JSON: records that name no question
+    assert len(preds.read.skipped) == 3
+    counts = preds.read.counts("abcdefg")
+    assert counts == {"n": 7, "answered": 3, "abstained": 3, "unreadable": 1}
+    with pytest.raises(UserError, match=r"line 3: unknown label 'perhaps'.*--strict"):
+        read_predictions(path, benchmark="proofwriter", gold=gold, strict=True)
+    _write(path, [{"id": "a", "prediction": "True"}, {"id": "a", "prediction": "False"}])
+    with pytest.raises(UserError, match=r'line 2: duplicate id "a" \(first at line 1\)'):
+        read_predictions(path, benchmark="proofwriter", gold=gold)
 
 
 # ---------------------------------------------------------------- shipped files and tables
@@ -233,7 +267,8 @@ def test_score_tables_on_the_shipped_predictions():
     reports = []
     for name, (benchmark, gold, preds) in SHIPPED.items():
         bench = read_benchmark(BENCH / gold, benchmark=benchmark)
-        report = score_predictions(bench, read_predictions(BENCH / preds, benchmark=benchmark))
+        predictions = read_predictions(BENCH / preds, benchmark=benchmark, gold=bench)
+        report = score_predictions(bench, predictions)
         reports.append((name, report))
     table = score_nli_table(reports)
     pw, pq = table.iloc[0], table.iloc[1]
@@ -277,12 +312,9 @@ def test_proof_accuracy_on_proofwriter_explanations():
             Question("b", "proofwriter", "True", context, q),
         ),
     )
-    preds = Predictions(
-        "p",
-        {
-            "a": Prediction("a", "True", ("Bob is big.", "Bob is kind.", "Bob is red.")),
-            "b": Prediction("b", "True", ("Bob is red.",)),
-        },
+    preds = _predictions(
+        {"a": "True", "b": "True"},
+        {"a": ("Bob is big.", "Bob is kind.", "Bob is red."), "b": ("Bob is red.",)},
     )
     proof = score_predictions(bench, preds)["proof"]
     assert (proof["n"], proof["proof_accuracy"], proof["right_for_wrong_reason"]) == (2, 0.5, 0.5)

@@ -19,7 +19,7 @@ import yaml
 
 from nesybench.errors import UserError, report_stop
 from nesybench.io import atomic_write_text
-from nesybench.params import schema_dir_for, validate_params
+from nesybench.params import load_yaml, schema_dir_for, validate_params
 
 
 def deep_merge(base: dict, override: dict) -> dict:
@@ -32,12 +32,7 @@ def deep_merge(base: dict, override: dict) -> dict:
 
 
 def _read(path: Path, what: str) -> dict:
-    try:
-        data = yaml.safe_load(path.read_text())
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read the {what} ({exc.strerror or exc})") from None
-    except yaml.YAMLError as exc:
-        raise UserError(f"{path}: not valid YAML ({str(exc).splitlines()[0]})") from None
+    data = load_yaml(path, what=what)  # the params loader: plain YAML, bounded
     if not isinstance(data, dict):
         raise UserError(f"{path}: the {what} must be a mapping of params sections")
     return data

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..cli_args import add_command, add_json, add_out, check_out, examples, write_out
 from ..console import format_table
 from ..errors import UserError
 from ..io import dumps_json
@@ -48,12 +49,14 @@ def register(subparsers) -> None:
 
 
 def _register_mixture(subparsers) -> None:
-    p = subparsers.add_parser(
+    p = add_command(
+        subparsers,
         "mixture",
         help="aggregate accuracies, tie mixes and pure-depth winners of two per-depth profiles",
-        description=MIXTURE_DOC + "\nExample: nesybench mixture --a 1.0,0.9659,0.5,0.5 "
-        "--b 0.9266,1.0,0.8321,1.0 --n 804,352,280,64",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=MIXTURE_DOC,
+        epilog=examples(
+            "nesybench mixture --a 1.0,0.9659,0.5,0.5 --b 0.9266,1.0,0.8321,1.0 --n 804,352,280,64"
+        ),
     )
     p.add_argument(
         "--a",
@@ -69,11 +72,7 @@ def _register_mixture(subparsers) -> None:
         metavar="N0,N1,...",
         help="questions per depth in the bank (>= 0); gives the aggregates",
     )
-    p.add_argument(
-        "--json",
-        action="store_true",
-        help="print JSON (aggregate_a, aggregate_b, ties, pure_depth)",
-    )
+    add_json(p, help="print JSON (aggregate_a, aggregate_b, ties, pure_depth)")
     p.set_defaults(func=run_mixture)
 
 
@@ -118,26 +117,32 @@ def run_mixture(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- axes-export
 
 EXPORT_DOC = """Write the generated grid as JSON lines, one question per line, in ProofWriter's
-shape: id, context, question, options (["A) True", "B) False"] closed-world, plus "C) Unknown"
-open-world), answer (the letter), plus cell (the axis levels: depth, distractors, order,
-negation, vocabulary, synonyms) and proof (the gold derivation as sentences, [] without one).
-Feed context + question to your model; score its answers with `nesybench axes-score`.
+shape, for any model; score its answers with `nesybench axes-score`.
+"""
+
+EXPORT_EPILOG = """\
+Each line: id, context, question, options (["A) True", "B) False"] closed-world, plus
+"C) Unknown" open-world), answer (the letter), plus cell (the axis levels: depth,
+distractors, order, negation, vocabulary, synonyms) and proof (the gold derivation as
+sentences, [] without one). Feed context + question to your model.
 
 The grid comes from --params (its axes.grid, validated against the schema beside it) or,
 without it, from the built-in default (the repository's params.yaml); --seed picks the
 seed (default 0, the first seed of the pipeline's sweep, whose reference systems' answers
 the pipeline scores). The same params and seed give the same bytes.
-"""
+
+""" + examples("nesybench axes-export --out grid.jsonl")
 
 
 def _register_export(subparsers) -> None:
-    p = subparsers.add_parser(
+    p = add_command(
+        subparsers,
         "axes-export",
         help="write the generated difficulty grid as JSONL (ProofWriter's shape) for any model",
-        description=EXPORT_DOC + "\nExample: nesybench axes-export --out grid.jsonl",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=EXPORT_DOC,
+        epilog=EXPORT_EPILOG,
     )
-    p.add_argument("--out", required=True, metavar="GRID.jsonl", help="file to write")
+    add_out(p, required=True, metavar="GRID.jsonl", help="file to write")
     p.add_argument(
         "--params",
         metavar="PARAMS.yaml",
@@ -158,30 +163,6 @@ def _register_export(subparsers) -> None:
     p.set_defaults(func=run_export)
 
 
-def _check_out(path: Path, flag: str) -> None:
-    """Refuse an output path that cannot be written before any work is done."""
-    import tempfile
-
-    if path.is_dir():
-        raise UserError(f"{flag}: {path} is a directory; give a file name")
-    if not path.parent.is_dir():
-        raise UserError(f"{flag}: folder {path.parent} does not exist")
-    try:  # a real probe: permission bits do not tell (root, read-only mounts, /proc)
-        with tempfile.TemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"):
-            pass
-    except OSError as exc:
-        raise UserError(f"{flag}: cannot write in {path.parent} ({exc.strerror or exc})") from None
-
-
-def _write(path: Path, text: str, flag: str) -> None:
-    from ..io import atomic_write_text
-
-    try:
-        atomic_write_text(path, text)
-    except OSError as exc:
-        raise UserError(f"{flag}: cannot write {path} ({exc.strerror or exc})") from None
-
-
 def run_export(args: argparse.Namespace) -> int:
     import time
 
@@ -195,7 +176,7 @@ def run_export(args: argparse.Namespace) -> int:
 
     out = Path(args.out)
     seed = _int_option(args.seed, "seed", 0, 2**63 - 1)
-    _check_out(out, "--out")
+    check_out(out, inputs=[args.params])
     if args.params is None:
         source = "built-in default grid"
         spec = GridSpec.from_params({"levels": DEFAULT_LEVELS, "per_cell": DEFAULT_PER_CELL})
@@ -206,10 +187,10 @@ def run_export(args: argparse.Namespace) -> int:
         if "axes" not in params or "grid" not in params["axes"]:
             raise UserError(f"{args.params}: has no axes.grid section")
         source = args.params
-        spec = GridSpec.from_params(params["axes"]["grid"])
+        spec = GridSpec.from_params(params["axes"]["grid"], source=args.params)
     started = time.perf_counter()
     questions = generate_grid(spec, seed=seed, split=args.split)
-    _write(out, grid_jsonl(questions), "--out")
+    write_out(out, grid_jsonl(questions))
     labels = {}
     for q in questions:
         labels[q.label] = labels.get(q.label, 0) + 1
@@ -226,12 +207,20 @@ def run_export(args: argparse.Namespace) -> int:
 
 # --------------------------------------------------------------------------- axes-score
 
-SCORE_DOC = """Score your model's answers on a grid written by `nesybench axes-export`.
+SCORE_DOC = """Score your model's answers on a grid written by `nesybench axes-export`: the
+degradation profile per axis, the interaction table, the regression on the axis levels and
+the mixture analysis of the per-depth profile.
+"""
 
+SCORE_EPILOG = """\
 PREDICTIONS is JSON lines {"id": ..., "prediction": ...}: a letter ("A"), an option
-("A) True") or a label ("True", "false", "unknown": any case); null or a missing id is an
-abstention (coverage below 1 is reported, not an error). Unknown or duplicate ids, a label
-outside the grid's label set, or an empty file is an error.
+("A) True") or a label ("True", "false", "unknown": any case). Every question counts in
+every accuracy: null or a missing id is an abstention, a prediction outside the grid's
+label set is unreadable, and neither is correct; coverage (the share answered) stands
+beside every accuracy, with the accuracy on the answered questions, and unreadable
+predictions and records are counted and quoted. --strict refuses them instead (exit 2).
+Unknown or duplicate ids, or an empty file, are errors. The same policy holds in
+`nesybench score-nli`.
 
 Prints accuracy with a Wilson 95% interval per level of each axis (the degradation profile),
 the depth x distractors interaction table, the spread of accuracy across each axis's levels
@@ -239,22 +228,23 @@ and a logistic regression of correctness on the axis levels (bootstrap intervals
 per-depth profile's mixture analysis: the aggregate under the grid's depth mix, a uniform
 mix, --mix, and its range; with --against (another system's predictions on the same grid),
 the two-depth mixes that tie the two systems.
-"""
+
+""" + examples("nesybench axes-score predictions.jsonl --grid grid.jsonl --json")
 
 
 def _register_score(subparsers) -> None:
-    p = subparsers.add_parser(
+    p = add_command(
+        subparsers,
         "axes-score",
         help="score your model's answers on the grid: degradation profile, interaction, mixture",
-        description=SCORE_DOC
-        + "\nExample: nesybench axes-score predictions.jsonl --grid grid.jsonl --json",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=SCORE_DOC,
+        epilog=SCORE_EPILOG,
     )
-    p.add_argument("predictions", metavar="PREDICTIONS.jsonl", help="your model's answers")
-    p.add_argument("--grid", required=True, metavar="GRID.jsonl", help="the exported grid")
+    p.add_argument("predictions", metavar="PREDICTIONS", help="your model's answers (JSONL)")
+    p.add_argument("--grid", required=True, metavar="GRID", help="the exported grid (JSONL)")
     p.add_argument(
         "--against",
-        metavar="OTHER.jsonl",
+        metavar="OTHER",
         help="a second system's predictions on the same grid (mixture ties)",
     )
     p.add_argument(
@@ -267,7 +257,13 @@ def _register_score(subparsers) -> None:
         help="bootstrap resamples for the coefficients (0..10000, default 200)",
     )
     p.add_argument("--seed", default="0", metavar="S", help="bootstrap seed (default 0)")
-    p.add_argument("--json", action="store_true", help="print the full result as JSON")
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse a prediction that is not a label, or a record that cannot be read, "
+        "instead of counting it as not correct",
+    )
+    add_json(p, help="print the full result as JSON")
     p.set_defaults(func=run_score)
 
 
@@ -292,8 +288,8 @@ def run_score(args: argparse.Namespace) -> int:
     seed = _int_option(args.seed, "seed", 0, 2**63 - 1)
     mix = _floats(args.mix, "mix") if args.mix is not None else None
     grid = read_grid(args.grid)
-    predictions = read_predictions(args.predictions, grid)
-    against = read_predictions(args.against, grid) if args.against else None
+    predictions = read_predictions(args.predictions, grid, strict=args.strict)
+    against = read_predictions(args.against, grid, strict=args.strict) if args.against else None
     result = score(grid, predictions, against=against, mix=mix, resamples=resamples, seed=seed)
     if args.json:
         print(dumps_json(result), end="")
@@ -304,10 +300,14 @@ def run_score(args: argparse.Namespace) -> int:
 
 def _print_score(r: dict) -> None:
     print(
-        f"n = {r['n']:,}   coverage = {r['coverage']:.4f}   accuracy = {r['accuracy']:.4f} "
-        f"[{r['accuracy_lo']:.4f}, {r['accuracy_hi']:.4f}]   on answered = "
+        f"n = {r['n']:,}   coverage = {r['coverage']:.4f} ({r['answered']:,} answered, "
+        f"{r['abstained']:,} abstained, {r['unreadable']:,} unreadable)   accuracy = "
+        f"{r['accuracy']:.4f} [{r['accuracy_lo']:.4f}, {r['accuracy_hi']:.4f}]   on answered = "
         f"{_fmt(r['accuracy_answered'])}"
     )
+    for key in ("unreadable_predictions", "skipped_predictions"):
+        for item in r.get(key, []):
+            print(f"  {key.replace('_', ' ')}: {item}")
     rows = [
         {
             "axis": axis,
@@ -321,7 +321,10 @@ def _print_score(r: dict) -> None:
         for axis, levels in r["per_axis"].items()
         for level, s in levels.items()
     ]
-    print("\ndegradation profile: accuracy per level of each axis (abstentions count as wrong)")
+    print(
+        "\ndegradation profile: accuracy per level of each axis (abstained and unreadable: "
+        "not correct)"
+    )
     print(format_table(pd.DataFrame(rows)))
     if r["interaction"] is not None:
         it = r["interaction"]
@@ -330,6 +333,11 @@ def _print_score(r: dict) -> None:
         grid.columns = [f"{it['columns']}={c}" for c in grid.columns]
         print(f"\ninteraction: accuracy per {it['rows']} (rows) x {it['columns']} (columns)")
         print(format_table(grid.reset_index()))
+        if any(row["coverage"] < 1 for row in it["table"]):
+            cover = table.pivot(index=it["rows"], columns=it["columns"], values="coverage")
+            cover.columns = [f"{it['columns']}={c}" for c in cover.columns]
+            print("coverage of those cells (share answered)")
+            print(format_table(cover.reset_index()))
         contrast = table.pivot(index=it["rows"], columns=it["columns"], values="contrast")
         contrast.columns = [f"{it['columns']}={c}" for c in contrast.columns]
         r0, c0 = table[it["rows"]].iloc[0], table[it["columns"]].iloc[0]
@@ -367,11 +375,10 @@ def _print_score(r: dict) -> None:
     mx = r["mixture"]
     if mx is not None:
         print("\nmixture: the aggregate is the per-depth profile weighted by the depth mix")
-        print(
-            format_table(
-                pd.DataFrame({"depth": mx["depths"], "n": mx["n"], "accuracy": mx["accuracy"]})
-            )
-        )
+        profile = {"depth": mx["depths"], "n": mx["n"], "accuracy": mx["accuracy"]}
+        if "coverage" in mx:
+            profile["coverage"] = mx["coverage"]
+        print(format_table(pd.DataFrame(profile)))
         print(
             f"aggregate under the grid's mix {mx['aggregate']:.4f}, uniform "
             f"{mx['aggregate_uniform']:.4f}, over all mixes "

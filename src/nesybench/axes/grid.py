@@ -163,15 +163,18 @@ class GridSpec:
         _check_spec(self)
 
     @classmethod
-    def from_params(cls, grid: Mapping, *, where: str = "axes.grid") -> GridSpec:
-        """The spec of an ``axes.grid`` params section (``per_cell`` and ``levels``)."""
+    def from_params(
+        cls, grid: Mapping, *, where: str = "axes.grid", source: str = "params.yaml"
+    ) -> GridSpec:
+        """The spec of an ``axes.grid`` params section (``per_cell`` and ``levels``) of the
+        params file ``source`` (named in every error)."""
         if not isinstance(grid, Mapping) or not isinstance(grid.get("levels"), Mapping):
-            raise InputError(f"params.yaml: {where} must hold 'per_cell' and 'levels'")
+            raise InputError(f"{source}: {where} must hold 'per_cell' and 'levels'")
         levels = grid["levels"]
         missing = [a for a in (*AXES, "per_cell") if a not in (*levels, *grid)]
         if missing or sorted(levels) != sorted(AXES):
             raise InputError(
-                f"params.yaml: {where}.levels must name exactly the axes {', '.join(AXES)} "
+                f"{source}: {where}.levels must name exactly the axes {', '.join(AXES)} "
                 f"(and {where}.per_cell is required), got {', '.join(map(str, levels))}"
             )
         try:
@@ -179,7 +182,7 @@ class GridSpec:
                 **{axis: tuple(levels[axis]) for axis in AXES}, per_cell=int(grid["per_cell"])
             )
         except InputError as exc:
-            raise InputError(f"params.yaml: {where}.{exc}") from None
+            raise InputError(f"{source}: {where}.{exc}") from None
 
     def cells(self) -> list[Cell]:
         """Every combination, in declared order (depth slowest)."""
@@ -201,6 +204,33 @@ def _balance_unit(negation: str) -> int:
     return len(labels_of(negation)) * (2 if negation == "negated" else 1)
 
 
+def _integer(value: object) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, np.integer))
+
+
+def level_problem(axis: str, value: object) -> str | None:
+    """The form ``value`` misses as a level of ``axis`` (one of :data:`AXES`), or None.
+
+    The one statement of each axis's levels: :class:`GridSpec` checks a params grid with
+    it, and ``axes-score`` the cells of a grid file.
+    """
+    if axis == "depth" and not (_integer(value) and 0 <= value <= 20):
+        return "integers in [0, 20]"
+    if axis == "distractors" and not (_integer(value) and 0 <= value <= 64):
+        return "integers in [0, 64]"
+    if axis == "order" and value not in ORDERS:
+        return f"one of {', '.join(ORDERS)}"
+    if axis == "negation" and value not in NEGATIONS:
+        return f"one of {', '.join(NEGATIONS)}"
+    if axis == "synonyms" and not (
+        not isinstance(value, bool) and isinstance(value, (int, float)) and 0.0 <= value <= 1.0
+    ):
+        return "rates in [0, 1]"
+    if axis == "vocabulary" and not (_integer(value) and 3 <= value <= len(VOCABULARY)):
+        return f"integers in [3, {len(VOCABULARY)}]"
+    return None
+
+
 def _check_spec(spec: GridSpec) -> None:
     """Cross-level constraints the schema cannot state (one message each, naming the key)."""
     for axis in AXES:
@@ -209,24 +239,14 @@ def _check_spec(spec: GridSpec) -> None:
             raise InputError(f"levels.{axis}: expected at least one level, got none")
         if len(set(values)) != len(values):
             raise InputError(f"levels.{axis}: levels must be distinct, got {list(values)}")
-    for d in spec.depth:
-        if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or not 0 <= d <= 20:
-            raise InputError(f"levels.depth: expected integers in [0, 20], got {d!r}")
-    for k in spec.distractors:
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k <= 64:
-            raise InputError(f"levels.distractors: expected integers in [0, 64], got {k!r}")
-    for o in spec.order:
-        if o not in ORDERS:
-            raise InputError(f"levels.order: expected one of {', '.join(ORDERS)}, got {o!r}")
-    for n in spec.negation:
-        if n not in NEGATIONS:
-            raise InputError(f"levels.negation: expected one of {', '.join(NEGATIONS)}, got {n!r}")
-    for s in spec.synonyms:
-        if isinstance(s, bool) or not isinstance(s, (int, float)) or not 0.0 <= s <= 1.0:
-            raise InputError(f"levels.synonyms: expected rates in [0, 1], got {s!r}")
+    for axis in AXES:
+        for value in getattr(spec, axis):
+            expected = level_problem(axis, value)
+            if expected is not None and axis != "vocabulary":  # its range: below, explained
+                raise InputError(f"levels.{axis}: expected {expected}, got {value!r}")
     d_max = max(spec.depth)
     for v in spec.vocabulary:
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        if not _integer(v):
             raise InputError(f"levels.vocabulary: expected integers, got {v!r}")
         if not d_max + 3 <= v <= len(VOCABULARY):
             raise InputError(

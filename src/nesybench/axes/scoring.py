@@ -35,13 +35,15 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
-from ..metrics.stats import wilson_interval
+from ..errors import InputError, UserError
+from ..predictions import NotALabel, PredictionSet, items_of, rate
+from ..predictions import read_predictions as read_under_policy
 from ..seeds import child_rng
 from . import mixture as mixture_mod
+from .grid import AXES as GRID_AXES
+from .grid import level_problem
 
 _OPTION = re.compile(r"^([A-Z])\)\s*(.+)$")
-_SHOW = 3  # ids quoted in an error message
 #: the depth and distractor axes the interaction table crosses
 INTERACTION = ("depth", "distractors")
 
@@ -77,42 +79,20 @@ class Grid:
 def read_json_records(path: str | Path, *, what: str) -> list[tuple[int, object]]:
     """The records of a JSONL file (or of a JSON array file), each with its line number.
 
-    Raises ``InputError`` naming the file and line on anything unreadable; blank lines are
-    skipped; a UTF-8 byte-order mark is accepted.
+    Read with the input bound and the JSON / JSON Lines rules of
+    :func:`nesybench.io.json_records`; a line that is not JSON is an ``InputError``
+    naming the file and line.
     """
-    path = Path(path)
+    from ..io import BadLine, json_records, read_input_text
+
     try:
-        if path.is_dir():
-            raise InputError(f"{path}: {what} must be a file, got a directory")
-        text = path.read_bytes().decode("utf-8-sig")
-    except FileNotFoundError:
-        raise InputError(f"{path}: {what} not found") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: {what} is not UTF-8 text (byte {exc.start})") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read {what} ({exc.strerror})") from None
-    if not text.strip():
-        raise InputError(f"{path}: {what} is empty (expected one JSON object per line)")
-    try:
-        if text.lstrip().startswith("["):
-            data = json.loads(text)
-            if not isinstance(data, list):
-                raise InputError(f"{path}: expected a JSON array or JSON lines")
-            return [(i + 1, record) for i, record in enumerate(data)]
-        records = []
-        for lineno, line in enumerate(text.splitlines(), start=1):
-            if line.strip():
-                try:
-                    records.append((lineno, json.loads(line)))
-                except json.JSONDecodeError as exc:
-                    raise InputError(
-                        f"{path}: line {lineno}: not valid JSON ({exc.msg} at column {exc.colno})"
-                    ) from None
-        return records
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
-    except RecursionError:
-        raise InputError(f"{path}: JSON nested too deeply") from None
+        _, items = json_records(read_input_text(path, what=what), source=path)
+    except UserError as exc:
+        raise InputError(str(exc)) from None
+    for _, record in items:
+        if isinstance(record, BadLine):
+            raise InputError(f"{path}: {record}")
+    return items
 
 
 def _plain(value: object) -> str:
@@ -138,13 +118,20 @@ def _parse_options(options: object, where: str) -> dict[str, str]:
 
 
 def grid_from_records(records: Sequence[tuple[int, object]], *, source: str) -> Grid:
-    """Validate a grid's records (``id``, ``options``, ``answer``, ``cell``); see :class:`Grid`."""
+    """Validate a grid's records (``id``, ``options``, ``answer``, ``cell``); see :class:`Grid`.
+
+    Every cell names the axes of the first line; a level of one of the exported grid's
+    axes (:data:`nesybench.axes.grid.AXES`) must have that axis's declared form
+    (:func:`~nesybench.axes.grid.level_problem`: a depth is an integer in [0, 20], not
+    ``"deep"`` or 1e308), and the levels of any axis are all numbers or all strings.
+    """
     if not records:
         raise InputError(f"{source}: the grid holds no questions")
     ids: list[str] = []
     gold, options, cells = {}, {}, {}
     axes: tuple[str, ...] | None = None
     levels: dict[str, list] = {}
+    kinds: dict[str, tuple[str, int]] = {}
     seen: dict[str, int] = {}
     for lineno, record in records:
         where = f"{source}: line {lineno}"
@@ -157,7 +144,7 @@ def grid_from_records(records: Sequence[tuple[int, object]], *, source: str) -> 
         if not isinstance(qid, str) or not qid:
             raise InputError(f"{where}: 'id' must be a non-empty string, got {_plain(qid)}")
         if qid in seen:
-            raise InputError(f"{where}: duplicate id {qid!r} (first on line {seen[qid]})")
+            raise InputError(f"{where}: duplicate id {_plain(qid)} (first on line {seen[qid]})")
         seen[qid] = lineno
         opts = _parse_options(record["options"], where)
         answer = record["answer"]
@@ -190,6 +177,19 @@ def grid_from_records(records: Sequence[tuple[int, object]], *, source: str) -> 
                 )
             if isinstance(value, float) and not math.isfinite(value):
                 raise InputError(f"{where}: cell.{axis} must be finite, got {value}")
+            expected = level_problem(axis, value) if axis in GRID_AXES else None
+            if expected is not None:
+                raise InputError(
+                    f"{where}: cell.{axis} must be one of the grid's {axis} levels, "
+                    f"{expected}, got {_plain(value)}"
+                )
+            kind = "a string" if isinstance(value, str) else "a number"
+            first = kinds.setdefault(axis, (kind, lineno))
+            if first[0] != kind:
+                raise InputError(
+                    f"{where}: cell.{axis} must be {first[0]} like on line {first[1]} (one axis, "
+                    f"one kind of level), got {_plain(value)}"
+                )
             if value not in levels.setdefault(axis, []):
                 levels[axis].append(value)
         ids.append(qid)
@@ -203,73 +203,57 @@ def read_grid(path: str | Path) -> Grid:
 
 
 def predictions_from_records(
-    records: Sequence[tuple[int, object]], grid: Grid, *, source: str
-) -> dict[str, str | None]:
-    """``{id: label or None}`` from ``{"id": ..., "prediction": ...}`` records.
+    records: Sequence[tuple[int | str, object]],
+    grid: Grid,
+    *,
+    source: str,
+    strict: bool = False,
+) -> PredictionSet:
+    """The predictions of ``{"id": ..., "prediction": ...}`` records, read under the one policy
+    of :mod:`nesybench.predictions` (as ``score-nli`` reads them).
 
-    A prediction is a letter (``"A"``), an option (``"A) True"``) or a label
-    (``"true"``, any case) of the grid's label set; ``null`` is an abstention.
-    Unknown ids, duplicate ids and labels outside the grid's label set are
-    ``InputError``; ids the file leaves out are abstentions (coverage < 1).
+    A prediction is a letter (``"A"``), an option (``"A) True"``) or a label (``"true"``,
+    any case) of the grid's label set; ``null`` abstains; anything else is unreadable (not
+    correct, counted; an error with ``strict``).  Unknown and duplicate ids are
+    ``InputError``; ids the file leaves out are abstentions (coverage < 1).  ``records``
+    are ``(line number or "where", record)``.
     """
     if not records:
         raise InputError(f"{source}: no predictions")
     words = {label.lower(): label for label in grid.label_set}
     letters = grid.letters
-    out: dict[str, str | None] = {}
-    seen: dict[str, int] = {}
-    unknown: list[str] = []
-    for lineno, record in records:
-        where = f"{source}: line {lineno}"
-        if not isinstance(record, dict):
-            raise InputError(f"{where}: expected a JSON object, got {_plain(record)}")
-        for key in ("id", "prediction"):
-            if key not in record:
-                raise InputError(f"{where}: missing field '{key}'")
-        qid, value = record["id"], record["prediction"]
-        if not isinstance(qid, str):
-            raise InputError(f"{where}: 'id' must be a string, got {_plain(qid)}")
-        if qid in seen:
-            raise InputError(f"{where}: duplicate id {qid!r} (first on line {seen[qid]})")
-        seen[qid] = lineno
-        if qid not in grid.gold:
-            unknown.append(qid)
-            continue
-        if value is None:
-            out[qid] = None
-            continue
+    accepted = ", ".join(sorted(letters) + sorted(grid.label_set))
+
+    def read_label(value: object, record: dict) -> str:
         if not isinstance(value, str):
-            raise InputError(
-                f"{where}: 'prediction' must be a label string or null, got {_plain(value)}"
-            )
+            raise NotALabel(f"{_plain(value)} is not a label string (or null to abstain)")
         text = value.strip()
         m = _OPTION.match(text)
         if m and m.group(1) in letters:
             text = m.group(1)
         if len(text) == 1 and text.upper() in letters:
-            out[qid] = grid.options[qid].get(text.upper(), f"({text.upper()})")
-        elif text.lower() in words:
-            out[qid] = words[text.lower()]
-        else:
-            accepted = sorted(letters) + sorted(grid.label_set)
-            raise InputError(
-                f"{where}: prediction {_plain(value)} is outside the grid's label set "
-                f"({', '.join(accepted)}, any case, or null to abstain)"
-            )
-    if unknown:
-        shown = ", ".join(repr(u) for u in unknown[:_SHOW])
-        more = f" and {len(unknown) - _SHOW} more" if len(unknown) > _SHOW else ""
-        raise InputError(
-            f"{source}: {len(unknown)} id(s) not in the grid {grid.source}: {shown}{more}"
+            return grid.options[str(record["id"]).strip()].get(text.upper(), f"({text.upper()})")
+        if text.lower() in words:
+            return words[text.lower()]
+        raise NotALabel(
+            f"{_plain(value)} is outside the grid's label set ({accepted}, any case, or null "
+            "to abstain)"
         )
-    return out
 
-
-def read_predictions(path: str | Path, grid: Grid) -> dict[str, str | None]:
-    """:func:`predictions_from_records` on a JSONL (or JSON array) file."""
-    return predictions_from_records(
-        read_json_records(path, what="predictions file"), grid, source=str(path)
+    items = [(f"line {n}" if isinstance(n, int) else n, r) for n, r in records]
+    return read_under_policy(
+        items,
+        source=source,
+        gold_ids=grid.ids,
+        read_label=read_label,
+        strict=strict,
+        gold_name=f"the questions of the grid {grid.source}",
     )
+
+
+def read_predictions(path: str | Path, grid: Grid, *, strict: bool = False) -> PredictionSet:
+    """:func:`predictions_from_records` on a JSONL (or JSON array) file."""
+    return predictions_from_records(items_of(str(path)), grid, source=str(path), strict=strict)
 
 
 # --------------------------------------------------------------------------- scoring
@@ -280,17 +264,8 @@ def _level_key(value: object) -> str:
 
 
 def _stats(correct: np.ndarray, answered: np.ndarray) -> dict:
-    n, k, c = int(correct.size), int(answered.sum()), int(correct.sum())
-    lo, hi = wilson_interval(c, n)
-    return {
-        "n": n,
-        "answered": k,
-        "correct": c,
-        "accuracy": c / n if n else None,
-        "lo": lo,
-        "hi": hi,
-        "accuracy_answered": c / k if k else None,
-    }
+    """:func:`nesybench.predictions.rate`: accuracy over every question, with its coverage."""
+    return rate(int(correct.sum()), int(answered.sum()), int(correct.size))
 
 
 def _outcomes(grid: Grid, predictions: Mapping[str, str | None]) -> tuple[np.ndarray, np.ndarray]:
@@ -481,8 +456,10 @@ def mixture_analysis(
     *,
     mix: Sequence[float] | None = None,
     against: np.ndarray | None = None,
+    answered: np.ndarray | None = None,
 ) -> dict | None:
-    """The per-depth profile and its aggregates under other depth mixes (module docstring)."""
+    """The per-depth profile and its aggregates under other depth mixes (module docstring);
+    with ``answered``, each depth's coverage beside its accuracy."""
     profile = depth_profile(grid, correct)
     if profile is None:
         if mix is not None:
@@ -497,6 +474,9 @@ def mixture_analysis(
         "aggregate_uniform": float(np.mean(a)),
         "range": [min(a), max(a)],
     }
+    if answered is not None:
+        column = _column(grid, "depth")
+        out["coverage"] = [float(answered[column == d].mean()) for d in depths]
     if mix is not None:
         if len(mix) != len(depths):
             raise InputError(
@@ -528,9 +508,9 @@ def mixture_analysis(
 
 def score(
     grid: Grid,
-    predictions: Mapping[str, str | None],
+    predictions: Mapping[str, str | None] | PredictionSet,
     *,
-    against: Mapping[str, str | None] | None = None,
+    against: Mapping[str, str | None] | PredictionSet | None = None,
     mix: Sequence[float] | None = None,
     resamples: int = 200,
     level: float = 0.95,
@@ -558,6 +538,11 @@ def score(
         raise InputError(f"level: must be in (0, 1), got {level}")
     if resamples < 0:
         raise InputError(f"resamples: must be >= 0, got {resamples}")
+    policy = predictions.report(grid.ids) if isinstance(predictions, PredictionSet) else None
+    if isinstance(predictions, PredictionSet):
+        predictions = predictions.labels
+    if isinstance(against, PredictionSet):
+        against = against.labels
     correct, answered = _outcomes(grid, predictions)
     per_axis = per_axis_profile(grid, correct, answered)
     spread = axis_spread(per_axis)
@@ -568,10 +553,16 @@ def score(
         if predictions.get(q) is not None and predictions[q] not in grid.options[q].values()
     )
     against_correct = _outcomes(grid, against)[0] if against is not None else None
+    counts = {"abstained": overall["n"] - overall["answered"], "unreadable": 0}
+    if policy is not None:
+        counts = {k: policy[k] for k in ("abstained", "unreadable")}
+        counts["unreadable_predictions"] = policy["unreadable_predictions"]
+        counts["skipped_predictions"] = policy["skipped_predictions"]
     return {
         "n": overall["n"],
         "answered": overall["answered"],
-        "coverage": overall["answered"] / overall["n"],
+        **counts,
+        "coverage": overall["coverage"],
         "correct": overall["correct"],
         "accuracy": overall["accuracy"],
         "accuracy_lo": overall["lo"],
@@ -588,5 +579,7 @@ def score(
             if regress
             else None
         ),
-        "mixture": mixture_analysis(grid, correct, mix=mix, against=against_correct),
+        "mixture": mixture_analysis(
+            grid, correct, mix=mix, against=against_correct, answered=answered
+        ),
     }

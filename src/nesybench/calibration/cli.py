@@ -1,12 +1,13 @@
 """``nesybench calibrate`` and ``nesybench reliability``: the calibration audit on the user's own
-scores.
+scores (the input form is the commands' help, :data:`INPUT_FORM`).
 
 Input: a Parquet or CSV file with ``label`` (integer) and either
 
 * ``score`` (float, a logit: the model's probability is ``sigmoid(score)``) with
   ``label`` 0/1: a binary scorer; or
 * ``logits`` (list<double>, the same length K >= 2 on every row: the model's
-  probabilities are ``softmax(logits)``) with ``label`` in 0..K-1: a K-way head;
+  probabilities are ``softmax(logits)``) with ``label`` in 0..K-1: a K-way head; in
+  CSV, which has no list cells, the columns ``logits_0 .. logits_{K-1}``;
 
 and, for ``calibrate``, ``split`` (string: ``cal`` rows fit the calibrator,
 ``eval`` rows are audited before and after).
@@ -15,43 +16,64 @@ and, for ``calibrate``, ``split`` (string: ``cal`` rows fit the calibrator,
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
-import os
-from pathlib import Path
+import re
+import sys
+import warnings
 
+from ..cli_args import (
+    add_bins,
+    add_command,
+    add_json,
+    add_out,
+    check_out,
+    examples,
+    write_out,
+)
 from ..errors import InputError, UserError
-from ..metrics import MAX_BINS
 from .methods import METHODS, MULTICLASS_METHODS
 
 SPLITS = ("cal", "eval")
 ALL_METHODS = tuple(dict.fromkeys(METHODS + MULTICLASS_METHODS))
 DEFAULT_REG = 1e-3  # the L2 strength of vector / matrix scaling (metrics.multiclass_calibration)
+#: a K-way head's logits spread over columns, for CSV (which has no list cells): logits_0, ...
+WIDE_LOGIT = re.compile(r"^logits_(\d+)$")
 
-CALIBRATE_EPILOG = f"""
+INPUT_FORM = """\
+SCORES is a Parquet or CSV file (by suffix; Parquet when unsure) with `label` (integer) and
+  score      a logit per row (the model says sigmoid(score)); label 0/1: a binary scorer; or
+  logits     a list of K >= 2 logits per row (Parquet list<double>; the model says
+             softmax(logits)); label in 0..K-1: a K-way head. CSV has no list cells:
+             give the K logits as columns logits_0, ..., logits_{K-1} instead.
+"""
+
+CALIBRATE_EPILOG = (
+    INPUT_FORM
+    + f"""\
+and `split` (cal rows fit the calibrator, eval rows are audited before and after).
+
 Methods: binary scores (column score): {", ".join(METHODS)};
 K-way logits (column logits): {", ".join(MULTICLASS_METHODS)}.
 vector / matrix scaling minimise the mean NLL on the cal rows plus
 (reg/2)(||w - 1||^2 + ||b||^2), resp. (reg/2)(||W - I||^2 + ||b||^2) (--reg).
 Multi-class metrics: ece_top (top-label ECE), ece_classwise (mean one-vs-rest ECE),
 nll, brier (sum over classes), acc (argmax).
+--out x.csv writes CSV (a K-way row's probabilities as columns probs_0, ...); any other
+name writes Parquet (`probs` a list per row).
 
-Examples:
-  nesybench calibrate scores.parquet --method temperature --json
-  nesybench calibrate digit_logits.parquet --method matrix --bins 15 --out calibrated.parquet
 """
+    + examples(
+        "nesybench calibrate scores.parquet --method temperature --json",
+        "nesybench calibrate digit_logits.parquet --method matrix --bins 15 --out calibrated.csv",
+    )
+)
 
-
-def _bins(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"must be an integer in [1, {MAX_BINS}], got {text[:40]!r}"
-        ) from None
-    if not 1 <= value <= MAX_BINS:
-        shown = str(value) if len(str(value)) <= 20 else str(value)[:17] + "..."
-        raise argparse.ArgumentTypeError(f"must be an integer in [1, {MAX_BINS}], got {shown}")
-    return value
+RELIABILITY_EPILOG = (
+    INPUT_FORM
+    + "A `split` column, if any, is ignored: every row is audited.\n\n"
+    + examples("nesybench reliability scores.parquet --bins 15 --json")
+)
 
 
 def _positive_float(text: str) -> float:
@@ -65,19 +87,27 @@ def _positive_float(text: str) -> float:
 
 
 def register(subparsers) -> None:
-    cal = subparsers.add_parser(
+    cal = add_command(
+        subparsers,
         "calibrate",
         help="fit a calibrator on the cal split and audit the eval split before and after",
-        description=__doc__,
+        description="Fit a calibrator on the cal rows of your scores and audit the eval rows "
+        "before and after: reliability table, ECE, Brier, NLL, AUC, and the invariances the "
+        "method promises (checked on every row).",
         epilog=CALIBRATE_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     cal.add_argument(
         "scores",
-        metavar="SCORES.parquet",
-        help="label (int), split (cal/eval), and score (float) or logits (list<double>)",
+        metavar="SCORES",
+        help="label (int), split (cal/eval), and score (float) or logits (K per row)",
     )
-    cal.add_argument("--method", required=True, choices=ALL_METHODS)
+    cal.add_argument(
+        "--method",
+        required=True,
+        choices=ALL_METHODS,
+        help=f"the calibrator: {', '.join(METHODS)} for a score column, "
+        f"{', '.join(MULTICLASS_METHODS)} for logits",
+    )
     cal.add_argument(
         "--reg",
         type=_positive_float,
@@ -86,43 +116,33 @@ def register(subparsers) -> None:
         help=f"L2 strength towards the identity map, vector/matrix only (default {DEFAULT_REG:g})",
     )
     _binning_args(cal)
-    cal.add_argument(
-        "--out",
-        metavar="CALIBRATED.parquet",
-        help="write every row with its calibrated probability `prob` (binary) or `probs` (K-way)",
+    add_out(
+        cal,
+        metavar="CALIBRATED",
+        help="write every row with its calibrated probability `prob` (binary) or `probs` "
+        "(K-way); .csv writes CSV, any other name Parquet",
     )
-    cal.add_argument(
-        "--json", action="store_true", help="print the audit as JSON instead of tables"
-    )
+    add_json(cal, help="print the audit as JSON instead of tables")
     cal.set_defaults(func=run_calibrate)
 
-    rel = subparsers.add_parser(
+    rel = add_command(
+        subparsers,
         "reliability",
         help="reliability table, ECE/MCE, Brier decomposition, NLL and AUC of your scores",
         description="Audit sigmoid(score) against label (binary), or softmax(logits) against the "
-        "class label (K-way), on every row of SCORES.parquet (a `split` column is ignored)."
-        "\n\nExample: nesybench reliability scores.parquet --bins 15 --json",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "class label (K-way), on every row of SCORES.",
+        epilog=RELIABILITY_EPILOG,
     )
     rel.add_argument(
-        "scores",
-        metavar="SCORES.parquet",
-        help="label (int) and score (float) or logits (list<double>)",
+        "scores", metavar="SCORES", help="label (int) and score (float) or logits (K per row)"
     )
     _binning_args(rel)
-    rel.add_argument(
-        "--json", action="store_true", help="print the audit as JSON instead of a table"
-    )
+    add_json(rel, help="print the audit as JSON instead of a table")
     rel.set_defaults(func=run_reliability)
 
 
 def _binning_args(parser) -> None:
-    parser.add_argument(
-        "--bins",
-        type=_bins,
-        default=10,
-        help=f"number of bins, 1 to {MAX_BINS} (default 10)",
-    )
+    add_bins(parser)
     parser.add_argument(
         "--bins-right-closed",
         action="store_true",
@@ -161,7 +181,7 @@ def read_scores(path: str, *, need_split: bool):
 
     from ..tables import load_frame, validate_table
 
-    df = load_frame(path)
+    df = _gather_wide_logits(load_frame(path), path)
     has_score, has_logits = "score" in df.columns, "logits" in df.columns
     if has_score and has_logits:
         raise UserError(
@@ -203,6 +223,30 @@ def read_scores(path: str, *, need_split: bool):
     return df, kind, logits
 
 
+def _gather_wide_logits(df, path: str):
+    """``logits_0 .. logits_{K-1}`` columns (CSV's form of a list) as one ``logits`` column."""
+    wide = sorted((int(m.group(1)), c) for c in map(str, df.columns) if (m := WIDE_LOGIT.match(c)))
+    if not wide:
+        return df
+    if "logits" in df.columns:
+        raise UserError(
+            f"{path}: has both 'logits' and {wide[0][1]!r}; give the logits one way (a list "
+            "column, or columns logits_0 .. logits_{K-1})"
+        )
+    index = [i for i, _ in wide]
+    if index != list(range(len(index))):
+        missing = min(set(range(max(index) + 1)) - set(index))
+        raise UserError(
+            f"{path}: columns logits_0 .. logits_{max(index)} must all be present, "
+            f"logits_{missing} is missing"
+        )
+    from ..tables import Column, TableSchema, validate_table
+
+    names = [c for _, c in wide]
+    df = validate_table(df, TableSchema(tuple(Column(c, "float") for c in names)), source=path)
+    return df.drop(columns=names).assign(logits=df[names].to_numpy(dtype=float).tolist())
+
+
 def _check_binary_splits(path: str, df) -> None:
     splits = df["split"]
     for split in SPLITS:
@@ -229,37 +273,66 @@ def _check_method(path: str, kind: str, method: str) -> None:
         )
 
 
-def _check_out(out: str | None) -> None:
-    """Refuse an output path that cannot be written before doing any work."""
-    if not out:
-        return
-    path = Path(out)
-    if path.is_dir():
-        raise UserError(f"--out {out}: is a directory; give a file path")
-    ancestor = path.parent
-    while not ancestor.exists() and ancestor != ancestor.parent:
-        ancestor = ancestor.parent
-    if not ancestor.is_dir():
-        raise UserError(f"--out {out}: {ancestor} is a file, not a directory")
-    if not os.access(ancestor, os.W_OK):
-        raise UserError(f"--out {out}: directory {ancestor} is not writable")
+def _out_bytes(out: str, table, params: dict) -> bytes:
+    """The calibrated rows as CSV (``.csv``: list cells spread over columns) or Parquet."""
+    if out.lower().endswith(".csv"):
+        import pandas as pd
+
+        from ..io import csv_bytes
+
+        wide = {}
+        for column in table.columns:
+            values = table[column]
+            if values.map(lambda v: hasattr(v, "__len__") and not isinstance(v, str)).any():
+                spread = pd.DataFrame(values.map(list).tolist(), index=table.index)
+                wide.update({f"{column}_{j}": spread[j] for j in spread.columns})
+            else:
+                wide[column] = values
+        return csv_bytes(pd.DataFrame(wide), float_format=None)
+    from ..io import parquet_bytes
+    from ..params import params_hash
+
+    return parquet_bytes(
+        table, key=["row"], instrument="calibration", stage="cli", params_hash=params_hash(params)
+    )
 
 
 def _write_out(out: str, table, params: dict) -> None:
-    from ..io import write_parquet
-    from ..params import params_hash
+    write_out(out, _out_bytes(out, table, params))
 
-    try:
-        write_parquet(
-            table,
-            out,
-            key=["row"],
-            instrument="calibration",
-            stage="cli",
-            params_hash=params_hash(params),
+
+# ---------------------------------------------------------------- numeric trouble, said once
+@contextlib.contextmanager
+def _numeric_notes(path: str):
+    """Run a fit with numpy/scipy/scikit-learn warnings caught: their multi-line reports
+    become one ``note:`` line on stderr after the result (scores near the float range
+    overflow; a solver that cannot move says so), never raw warnings."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    if caught:
+        kinds = list(dict.fromkeys(" ".join(str(w.message).split())[:80] for w in caught))
+        shown = "; ".join(kinds[:3]) + ("; ..." if len(kinds) > 3 else "")
+        print(
+            f"note: {path}: the numerical libraries warned {len(caught)} time(s) ({shown}); "
+            "scores this large or this separated are beyond float precision: rescale them",
+            file=sys.stderr,
         )
-    except UserError as exc:  # atomic_write names the path and why it cannot be written
-        raise UserError(f"--out {exc}") from None
+
+
+def _bracket_note(calibrator) -> dict | None:
+    """The temperature search's bracket when tau ended at (or flat up to) one of its bounds."""
+    fit = getattr(calibrator, "fit_", None)
+    if fit is None or not hasattr(fit, "at_bracket_edge") or not fit.at_bracket_edge:
+        return None
+    edge = "upper" if fit.tau >= (fit.lo + fit.hi) / 2 else "lower"
+    return {
+        "bracket": [fit.lo, fit.hi],
+        "bound": edge,
+        "note": f"tau = {fit.tau:.6g} is at the {edge} bound of its search bracket "
+        f"[{fit.lo:g}, {fit.hi:g}]: the NLL does not rise before the bound, so the best "
+        "temperature may lie beyond it",
+    }
 
 
 # ---------------------------------------------------------------- output
@@ -332,9 +405,9 @@ def _multiclass_side_json(summary: dict, top_table) -> dict:
 
 # ---------------------------------------------------------------- commands
 def run_calibrate(args) -> int:
+    check_out(args.out, inputs=[args.scores])
     df, kind, logits = read_scores(args.scores, need_split=True)
     _check_method(args.scores, kind, args.method)
-    _check_out(args.out)
     if kind == "multiclass":
         return _calibrate_multiclass(args, df, logits)
     import numpy as np
@@ -348,8 +421,10 @@ def run_calibrate(args) -> int:
     is_cal = (df["split"] == "cal").to_numpy()
     ev = ~is_cal
     opts = dict(n_bins=args.bins, right_closed=args.bins_right_closed, strategy=args.strategy)
-    before = audit(y[ev], sigmoid(s[ev]), logits=s[ev], **opts)
-    rep = repair(args.method, s, y, is_cal, **opts)
+    with _numeric_notes(args.scores):
+        before = audit(y[ev], sigmoid(s[ev]), logits=s[ev], **opts)
+        rep = repair(args.method, s, y, is_cal, **opts)
+    bracket = _bracket_note(rep.calibrator)
     if args.out:
         _write_out(
             args.out,
@@ -370,6 +445,7 @@ def run_calibrate(args) -> int:
         }
         if args.method == "temperature":
             payload["tau"] = rep.params["tau"]
+            payload["tau_at_bracket_bound"] = bracket
         print(dumps_json(payload), end="")
         return 0
     import json
@@ -378,6 +454,8 @@ def run_calibrate(args) -> int:
     _print_audit(f"AFTER ({args.method}, {json.dumps(rep.params)}) on the eval split", rep.after)
     held = ", ".join(f"{k}={'kept' if v else 'CHANGED'}" for k, v in rep.invariance.items())
     print(f"\n  invariances over all rows: {held}")
+    if bracket:
+        print(f"  note: {bracket['note']}")
     return 0
 
 
@@ -393,7 +471,9 @@ def _calibrate_multiclass(args, df, logits) -> int:
     except InputError as exc:
         raise UserError(f"{args.scores}: {exc}") from None
     opts = dict(n_bins=args.bins, right_closed=args.bins_right_closed, strategy=args.strategy)
-    rep = calibrate_multiclass(logits, y, is_cal, method=args.method, reg=args.reg, **opts)
+    with _numeric_notes(args.scores):
+        rep = calibrate_multiclass(logits, y, is_cal, method=args.method, reg=args.reg, **opts)
+    bracket = _bracket_note(rep.calibrator)
     if args.out:
         probs = [list(map(float, row)) for row in rep.probs_after]
         hashed = {"method": args.method, **opts}
@@ -415,6 +495,7 @@ def _calibrate_multiclass(args, df, logits) -> int:
         }
         if args.method == "temperature":
             payload["tau"] = rep.params["tau"]
+            payload["tau_at_bracket_bound"] = bracket
         print(dumps_json(payload), end="")
         return 0
     from ..console import format_table
@@ -428,6 +509,8 @@ def _calibrate_multiclass(args, df, logits) -> int:
     print(f"  parameters: {_params_text(rep.params)}")
     held = ", ".join(f"{k}={'kept' if v else 'CHANGED'}" for k, v in rep.invariance.items())
     print(f"  invariances over all rows: {held}")
+    if bracket:
+        print(f"  note: {bracket['note']}")
     return 0
 
 
@@ -455,7 +538,8 @@ def run_reliability(args) -> int:
 
     s = df["score"].to_numpy(dtype=float)
     y = df["label"].to_numpy().astype(int)
-    result = audit(y, sigmoid(s), logits=s, **opts)
+    with _numeric_notes(args.scores):
+        result = audit(y, sigmoid(s), logits=s, **opts)
     if args.json:
         from ..io import dumps_json
 
@@ -469,9 +553,10 @@ def _reliability_multiclass(args, df, logits, opts) -> int:
     from ..metrics.multiclass import multiclass_reliability, multiclass_summary, softmax
 
     y = df["label"].to_numpy()
-    p = softmax(logits)
-    summary = multiclass_summary(y, p, logits=logits, **opts)
-    top = _top_bins(multiclass_reliability(y, p, **opts))
+    with _numeric_notes(args.scores):
+        p = softmax(logits)
+        summary = multiclass_summary(y, p, logits=logits, **opts)
+        top = _top_bins(multiclass_reliability(y, p, **opts))
     if args.json:
         from ..io import dumps_json
 

@@ -43,6 +43,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..progress import log
 from .search import _Budget
 
 __all__ = [
@@ -52,6 +53,8 @@ __all__ = [
     "disentangled_by_permutation",
     "domain_permutations",
     "n_domain_permutations",
+    "shared_by_constraints",
+    "shared_cells",
     "ELIMINATION_MAX_CELLS",
 ]
 
@@ -222,6 +225,7 @@ class _Solver:
                 continue
             scope, table = self.scopes[c], self.tables[c]
             index = [_values(domains[v]) for v in scope]
+            self.budget.spend(1 + math.prod(map(len, index)) // 4096, "propagation")
             sub = table[np.ix_(*index)]
             if not sub.any():
                 return False
@@ -287,7 +291,7 @@ class _Solver:
             for c in cons:
                 index = [_values(domains[v]) for v in self.scopes[c]]
                 factors.append((self.scopes[c], self.tables[c][np.ix_(*index)].astype(np.int64)))
-            self.budget.spend(1 + cost // 4_000, "an elimination")
+            self.budget.spend(1 + cost // 1_000, "an elimination")
             return count_by_elimination(factors, sizes)
         degree = dict.fromkeys(variables, 0)
         for scope in scopes:
@@ -376,6 +380,24 @@ def _perm_key(rows, labels, pinned, perm) -> bytes:
     )
 
 
+def _check_cost(budget, rows, dims, n_problems, n_subsets, n_pinned, n_labels) -> None:
+    """Refuse at once, with the estimate, a count whose tables alone would pass the budget
+    (every observed state is one constraint over a table of prod(dims) cells, visited in each
+    of n_problems x n_subsets problems), or whose constraint tables pass the memory limit."""
+    cells = math.prod(dims)
+    budget.hold(cells * (n_labels + n_pinned), "the constraint tables")
+    # each table is propagated (cells / 4096 units) and summed out or branched on (~cells /
+    # 1000 units, the charge of an elimination) at least once per problem
+    total = len(rows) * (1 + cells // 4096 + cells // 1000) * n_subsets * n_problems
+    if budget.limit and budget.used + total > budget.limit:
+        budget.refuse(
+            f"propagating {len(rows):,} constraints over tables of {cells:,} cells in each of "
+            f"{n_problems:,} distinct permutation problems x {n_subsets:,} patterns of constant "
+            f"outputs costs about {total:,} sub-problems, above the limit of "
+            f"{budget.limit:,}"
+        )
+
+
 def disentangled_by_permutation(
     codes,
     dims: Sequence[int],
@@ -386,6 +408,7 @@ def disentangled_by_permutation(
     distinct: bool = True,
     max_subproblems: int | None = None,
     option: str = "max_subproblems",
+    max_memory: int | None = None,
 ) -> tuple[int, int | None, int]:
     """``(pairs (pi, f), distinct maps alpha or None, sub-problems)`` for the observed ``rows``.
 
@@ -406,16 +429,31 @@ def disentangled_by_permutation(
     for j, d in enumerate(dims):
         index = index * d + rows[:, j]
     labels = np.asarray(codes)[index].tolist()
-    budget = _Budget(max_subproblems or None, "disentangled count by permutation", option)
+    budget = _Budget(
+        max_subproblems or None,
+        "disentangled count by permutation",
+        option,
+        memory_limit=max_memory or None,
+        memory_option="--max-memory",
+    )
     subsets = (
         [c for r in range(k + 1) for c in itertools.combinations(range(k), r)] if distinct else [()]
     )
+    perms = domain_permutations(dims, fixed=fixed_permutation)
+    _check_cost(budget, rows, dims, 1, len(subsets), int(pinned.sum()), len(set(labels)))
+    keys = []
+    for perm in perms:
+        budget.spend(1 + len(rows) // 4096, "a permutation's key")
+        keys.append(_perm_key(rows, labels, pinned, perm))
+    _check_cost(budget, rows, dims, len(set(keys)), len(subsets), 0, 0)
     cache: dict[bytes, dict] = {}
     pairs = 0
     exactly_total = dict.fromkeys(subsets, 0)  # summed over pi: maps with exactly C constant
-    for perm in domain_permutations(dims, fixed=fixed_permutation):
-        key = _perm_key(rows, labels, pinned, perm)
+    for perm, key in zip(perms, keys):
         if key not in cache:
+            n_keys = len(set(keys))
+            if n_keys >= 20 and (len(cache) + 1) % max(1, n_keys // 10) == 0:
+                log(f"disentangled count by permutation: problem {len(cache) + 1} of {n_keys}")
             at_least = {}
             for constant in subsets:
                 sizes, constraints = _problem(
@@ -452,3 +490,57 @@ def disentangled_by_permutation(
             raise AssertionError(f"{total} pairs with constant outputs {c} not divisible by {ways}")
         n_distinct += whole
     return pairs, n_distinct, budget.used
+
+
+# ---- the shared family as one constraint problem ------------------------------
+
+
+def shared_cells(d: int, rows: np.ndarray) -> int:
+    """Table cells the shared constraint problem starts with: d^(distinct values) per state."""
+    distinct = (np.diff(np.sort(np.asarray(rows), axis=1), axis=1) != 0).sum(axis=1) + 1
+    return sum(int(n) * d**m for m, n in enumerate(np.bincount(distinct).tolist()) if n)
+
+
+def shared_by_constraints(
+    codes, d: int, k: int, rows: np.ndarray, *, pinned: np.ndarray | None = None, budget: _Budget
+) -> int:
+    """Maps f: [d] -> [d] keeping every observed label, as a constraint problem over X[v] = f(v).
+
+    An observed state g with distinct values u_1 .. u_m constrains (X[u_1], ..., X[u_m]) to
+    the tuples whose image carries g's label (the label table on the diagonal where g repeats a
+    value); a supervised g allows its own values only.  Values no state shows are free (a
+    factor d each).  Sparse supports over many states (two observed states of six digits) are
+    small problems here, where the residual search would hold sets of all 10^6 states.
+
+    >>> from nesybench.logic import all_states
+    >>> from nesybench.counting.search import _Budget
+    >>> codes = all_states((10, 10)).sum(axis=1)
+    >>> shared_by_constraints(codes, 10, 2, all_states((10, 10)), budget=_Budget(None, "s", "o"))
+    1
+    """
+    table = np.asarray(codes).reshape((d,) * k)
+    rows = np.asarray(rows, dtype=np.int64).reshape(-1, k)
+    pinned = np.zeros(len(rows), bool) if pinned is None else np.asarray(pinned, bool)
+    shown = sorted({int(v) for v in np.unique(rows)})
+    var = {v: i for i, v in enumerate(shown)}
+    tables: dict[tuple, np.ndarray] = {}
+    constraints = []
+    for row, pin in zip(rows.tolist(), pinned.tolist()):
+        values = list(dict.fromkeys(row))  # distinct, in order of first appearance
+        slot = tuple(values.index(v) for v in row)
+        scope = tuple(var[v] for v in values)
+        if pin:
+            mask = np.zeros((d,) * len(values), dtype=bool)
+            mask[tuple(values)] = True
+            budget.hold(mask.nbytes, "a supervised state's table")
+        else:
+            key = (int(table[tuple(row)]), slot)
+            mask = tables.get(key)
+            if mask is None:
+                budget.hold(d ** len(values), f"{len(tables) + 1:,} constraint tables")
+                grids = np.indices((d,) * len(values), sparse=True)
+                mask = table[tuple(grids[i] for i in slot)] == key[0]
+                tables[key] = mask
+        constraints.append((scope, mask))
+    sizes = {i: d for i in range(len(shown))}
+    return _Solver(sizes, constraints, budget).count() * d ** (d - len(shown))

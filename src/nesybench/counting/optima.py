@@ -84,6 +84,9 @@ DIMACS_ARTIFACT_MAX_K = 12  # the disentangled DIMACS string beside an exact cou
 PERMUTATIONS_MAX_COUNTS = 40_320  # the previous path: at most 8! model counts unless asked
 PER_PERMUTATION_MAX = 720  # categorical tasks with at most this many permutations: one problem each
 DISTINCT_ENUMERATION_MAX = 2_000_000  # pairs x states checked for n_distinct by enumeration
+SHARED_ALL_MAPS = 256  # d^d maps f checked one by one (binary: 4; three values: 27)
+SHARED_CONSTRAINT_MAX_CELLS = 2**22  # shared counts as one constraint problem up to these cells
+SHARED_RESIDUAL_MAX_STATES = 2**16  # the residual search interns sets of all states (8 KB each)
 
 
 @dataclass(frozen=True)
@@ -218,7 +221,9 @@ def class_sizes(knowledge, *, seed: int = 0) -> dict[int, int]:
 # ---- validation -----------------------------------------------------------------
 
 
-def _check_options(extractor, method, epsilon, delta, max_subproblems, max_states) -> None:
+def _check_options(
+    extractor, method, epsilon, delta, max_subproblems, max_states, max_memory=None
+) -> None:
     if extractor not in EXTRACTORS:
         raise UserError(f"extractor: must be one of {', '.join(EXTRACTORS)}, got {extractor!r}")
     if method not in METHODS:
@@ -232,7 +237,11 @@ def _check_options(extractor, method, epsilon, delta, max_subproblems, max_state
             raise UserError(f"epsilon: must be in (0, {MAX_EPSILON:g}], got {epsilon!r}")
         if isinstance(delta, bool) or not isinstance(delta, (int, float)) or not 0 < delta < 1:
             raise UserError(f"delta: must be in (0, 1), got {delta!r}")
-    for name, value in (("max_subproblems", max_subproblems), ("max_states", max_states)):
+    for name, value in (
+        ("max_subproblems", max_subproblems),
+        ("max_states", max_states),
+        ("max_memory", max_memory),
+    ):
         if value is not None and (
             isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0
         ):
@@ -257,8 +266,9 @@ def _exact(value: int, common: dict, **extra) -> CountResult:
     return CountResult(exact=True, n_opt=value, log2_n_opt=_log2(value), **common, **extra)
 
 
-def _label_table(task: CountingTask, extractor: str, max_states: int | None) -> np.ndarray:
-    """The label code of every state, refused (with the size) past ``max_states``."""
+def _label_table(task: CountingTask, extractor: str, max_states: int | None, budget=None):
+    """The label code of every state, refused (with the size) past ``max_states``; its
+    memory (the states listed once, then their labels) is charged to ``budget`` first."""
     n = task.n_states
     if max_states and n > max_states:
         size = plain_count(n)
@@ -274,7 +284,12 @@ def _label_table(task: CountingTask, extractor: str, max_states: int | None) -> 
         )
     if isinstance(task.knowledge, TableKnowledge):
         return task.knowledge.codes
-    return task.knowledge.labels(all_states(task.domains))
+    if budget is not None:
+        budget.hold(n * (task.k + 2) * 8, "the label table")
+    codes = task.knowledge.labels(all_states(task.domains))
+    if budget is not None:
+        budget.release(n * (task.k + 1) * 8)  # the listed states are gone, the labels stay
+    return codes
 
 
 # ---- the three families ------------------------------------------------------------
@@ -355,8 +370,13 @@ def _approx(cnf, common, epsilon, delta, seed) -> CountResult:
 def _count_factored(task: CountingTask, *, seed: int, common: dict) -> CountResult:
     knowledge = task.knowledge
     n_states = task.n_states
-    sizes = class_sizes(knowledge, seed=seed)
     pinned = set(task.supervised)
+    if isinstance(knowledge, SumKnowledge) and task.support is not None:
+        # only the observed sums' classes are needed (2^20-valued digits have 2^21 sums)
+        rows = task.observed_rows()
+        sizes = {int(c): knowledge.class_size(c) for c in np.unique(rows.sum(axis=1)).tolist()}
+    else:
+        sizes = class_sizes(knowledge, seed=seed)
     if task.support is None:  # every state observed: the pinned ones leave their classes
         per_class = dict(sizes)
         if pinned:
@@ -421,6 +441,7 @@ def count_disentangled(
     max_states: int | None = MAX_SEARCH_STATES,
     distinct: bool = True,
     with_dimacs: bool = False,
+    max_memory: int | None = None,
 ) -> CountResult:
     """N_opt (pairs (pi, f)) and ``n_distinct`` of the disentangled family on ``task``.
 
@@ -428,7 +449,8 @@ def count_disentangled(
     pair), ``permutations`` (the previous path: one model count per permutation,
     binary), ``approx`` (ApproxMC on the DIMACS encoding, binary).
     ``max_subproblems`` bounds the search (None: the default budget, 0: none);
-    ``max_states`` bounds the label table it builds.  ``distinct=False`` skips
+    ``max_states`` bounds the label table it builds and ``max_memory`` (bytes; None:
+    2^30, 0: none) what the search holds.  ``distinct=False`` skips
     ``n_distinct`` where it costs extra (the per-permutation engine);
     ``with_dimacs=True`` also returns the single-formula DIMACS encoding (pi as
     variables; binary knowledge, k <= 12) beside an exact count.
@@ -438,9 +460,9 @@ def count_disentangled(
     >>> r.n_opt, r.n_distinct                  # the identity and the swap of the two digits
     (2, 2)
     """
-    from .search import MAX_SUBPROBLEMS
+    from .search import MAX_MEMORY, MAX_SUBPROBLEMS, _Budget
 
-    _check_options("disentangled", method, epsilon, delta, max_subproblems, max_states)
+    _check_options("disentangled", method, epsilon, delta, max_subproblems, max_states, max_memory)
     if method == "auto":
         method = "exact"
     if method == "factored":
@@ -482,7 +504,11 @@ def count_disentangled(
         )
     if method == "enumerate":
         return _enumerate_disentangled(task, fixed_permutation, common)
-    codes = _label_table(task, "disentangled", max_states)
+    memory = MAX_MEMORY if max_memory is None else max_memory or None
+    table_budget = _Budget(
+        None, "disentangled count", "", memory_limit=memory, memory_option="--max-memory"
+    )
+    codes = _label_table(task, "disentangled", max_states, table_budget)
     rows = task.observed_rows()
     pinned = task.pinned_mask()
     from .bypermutation import disentangled_by_permutation, n_domain_permutations
@@ -498,6 +524,7 @@ def count_disentangled(
             distinct=distinct,
             max_subproblems=budget,
             option="--max-subproblems",
+            max_memory=None if memory is None else max(1, memory - table_budget.held),
         )
         engine = "one constraint problem per permutation (component search, elimination)"
     else:
@@ -512,6 +539,7 @@ def count_disentangled(
             fixed_permutation=fixed_permutation,
             max_subproblems=budget,
             option="--max-subproblems",
+            max_memory=None if memory is None else max(1, memory - table_budget.held),
         )
         pairs, n_distinct, used = found.n_pairs, found.n_distinct, found.subproblems
         engine = "search over (pi(j), f_j) with shared sub-problems"
@@ -582,6 +610,7 @@ def count_shared(
     method: str = "auto",
     max_subproblems: int | None = None,
     max_states: int | None = MAX_SEARCH_STATES,
+    max_memory: int | None = None,
 ) -> CountResult:
     """N_opt of the shared family (one map f for every concept) on ``task``.
 
@@ -592,9 +621,17 @@ def count_shared(
     >>> count_shared(CountingTask(make_knowledge("sum", (10, 10)))).n_opt
     1
     """
-    from .search import MAX_SUBPROBLEMS, shared_search
+    from .bypermutation import shared_by_constraints, shared_cells
+    from .search import (
+        MAX_MEMORY,
+        MAX_SUBPROBLEMS,
+        _Budget,
+        shared_all_maps,
+        shared_by_completion,
+        shared_search,
+    )
 
-    _check_options("shared", method, 0.8, 0.2, max_subproblems, max_states)
+    _check_options("shared", method, 0.8, 0.2, max_subproblems, max_states, max_memory)
     dims = task.domains
     if len(set(dims)) != 1:
         raise UserError(
@@ -612,20 +649,36 @@ def count_shared(
             task.knowledge, list(task.observed_states()), supervised=task.supervised
         )
         return _exact(value, common, engine="enumeration")
-    codes = _label_table(task, "shared", max_states)
+    budget = _Budget(
+        MAX_SUBPROBLEMS if max_subproblems is None else max_subproblems or None,
+        "shared count",
+        "--max-subproblems",
+        memory_limit=MAX_MEMORY if max_memory is None else max_memory or None,
+        memory_option="--max-memory",
+    )
+    codes = _label_table(task, "shared", max_states, budget)
     rows = task.observed_rows()
-    found = shared_search(
-        codes,
-        dims[0],
-        task.k,
-        states_index(rows, dims),
-        pinned=task.pinned_mask(),
-        max_subproblems=MAX_SUBPROBLEMS if max_subproblems is None else max_subproblems,
-        option="--max-subproblems",
-    )
-    return _exact(
-        found.n_pairs, common, engine="search over the values of f", subproblems=found.subproblems
-    )
+    pinned = task.pinned_mask()
+    d = dims[0]
+    if d**d <= SHARED_ALL_MAPS:
+        found = shared_all_maps(
+            codes, d, task.k, states_index(rows, dims), pinned=pinned, budget=budget
+        )
+        value, engine = found.n_pairs, f"every one of the {d**d} maps f checked"
+    elif shared_cells(d, rows) <= SHARED_CONSTRAINT_MAX_CELLS:
+        value = shared_by_constraints(codes, d, task.k, rows, pinned=pinned, budget=budget)
+        engine = "one constraint problem over the values of f (component search, elimination)"
+    elif task.n_states <= SHARED_RESIDUAL_MAX_STATES:
+        found = shared_search(
+            codes, d, task.k, states_index(rows, dims), pinned=pinned, budget=budget
+        )
+        value, engine = found.n_pairs, "search over the values of f"
+    else:
+        found = shared_by_completion(
+            codes, d, task.k, states_index(rows, dims), pinned=pinned, budget=budget
+        )
+        value, engine = found.n_pairs, "partial maps f checked on completed states"
+    return _exact(value, common, engine=engine, subproblems=budget.used)
 
 
 def count_optima(
@@ -642,6 +695,7 @@ def count_optima(
     max_subproblems: int | None = None,
     max_states: int | None = MAX_SEARCH_STATES,
     with_dimacs: bool = False,
+    max_memory: int | None = None,
 ) -> CountResult:
     """Count the label-preserving relabelings of ``knowledge`` on ``support``.
 
@@ -669,6 +723,9 @@ def count_optima(
         Solver seed (Ganak; ApproxMC's hashing).
     max_subproblems, max_states : int, keyword-only
         Budgets of the exact searches (0 = no limit).
+    max_memory : int, keyword-only
+        Bytes the exact searches may hold (None: 2^30; 0 = no limit); charged before
+        each large structure is built, so a count past it stops with the estimate.
     with_dimacs : bool, keyword-only
         Disentangled exact counts: also return the DIMACS encoding (``dimacs``).
 
@@ -682,7 +739,7 @@ def count_optima(
     >>> count_optima(make_knowledge("xor", 2), ["00", "01", "10", "11"]).n_opt
     16
     """
-    _check_options(extractor, method, epsilon, delta, max_subproblems, max_states)
+    _check_options(extractor, method, epsilon, delta, max_subproblems, max_states, max_memory)
     if fixed_permutation and extractor != "disentangled":
         raise UserError("fixed_permutation: applies only to the disentangled extractor")
     if isinstance(knowledge, CountingTask):
@@ -712,8 +769,15 @@ def count_optima(
             max_subproblems=max_subproblems,
             max_states=max_states,
             with_dimacs=with_dimacs,
+            max_memory=max_memory,
         )
-    return count_shared(task, method=method, max_subproblems=max_subproblems, max_states=max_states)
+    return count_shared(
+        task,
+        method=method,
+        max_subproblems=max_subproblems,
+        max_states=max_states,
+        max_memory=max_memory,
+    )
 
 
 # ---- membership ----------------------------------------------------------------

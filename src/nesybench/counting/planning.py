@@ -20,12 +20,23 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..errors import UserError
 from ..progress import log
-from .optima import EXTRACTORS, CountResult, count_disentangled, count_joint, count_shared
+from .optima import (
+    EXTRACTORS,
+    CountResult,
+    class_sizes,
+    count_disentangled,
+    count_joint,
+    count_shared,
+)
+from .search import MAX_SUBPROBLEMS, SearchTooLarge
 from .task import CountingTask
 
 __all__ = ["SupervisionPlan", "plan_supervision", "EXACT_PLAN_MAX_SUBSETS"]
@@ -106,6 +117,71 @@ def _key(result: CountResult) -> tuple:
     return (result.log2_n_opt, result.n_opt if result.n_opt is not None else 0)
 
 
+class _JointKeys:
+    """The joint family in closed form: a label on g divides N_opt by |class(g)|, so ranking a
+    set of labels needs no recount (one count of the task, then one division per set)."""
+
+    def __init__(self, task: CountingTask, candidates: list[str]) -> None:
+        from ..logic.states import parse_state
+
+        self.base = count_joint(task)
+        rows = np.array([parse_state(g, task.domains) for g in candidates], dtype=np.int64)
+        codes = task.knowledge.labels(rows.reshape(-1, task.k)) if candidates else []
+        sizes = class_sizes(task.knowledge)
+        self.size = {g: sizes[int(c)] for g, c in zip(candidates, np.asarray(codes).tolist())}
+
+    def key(self, states) -> tuple:
+        """Orders label sets as ``_key`` orders their recounted results (N_opt, exactly)."""
+        divisor = math.prod(self.size[g] for g in states)
+        if self.base.n_opt is not None:
+            return (0.0, self.base.n_opt // divisor)
+        return (self.base.log2_n_opt - sum(math.log2(self.size[g]) for g in states), 0)
+
+    def is_one(self, states) -> bool:
+        return self.base.n_opt is not None and self.base.n_opt == math.prod(
+            self.size[g] for g in states
+        )
+
+
+def _check_plan_cost(n_candidates: int, budget: int, per_count: int, limit) -> None:
+    """Refuse at once a plan whose recounts (up to candidates x picks, each at least one
+    sub-problem) would pass the work budget."""
+    counts = n_candidates * budget
+    if limit and counts * per_count > limit:
+        raise SearchTooLarge(
+            f"plan-supervision: the greedy plan recounts N_opt for each of {n_candidates:,} "
+            f"candidates at each of {budget} picks, up to {counts:,} counts (at least "
+            f"{counts * per_count:,} sub-problems), above the limit of {limit:,}; raise it with "
+            "--max-subproblems N (0 = no limit), or plan on a smaller support"
+        )
+
+
+def _metered(count, limit, most: int):
+    """``count`` that adds each recount's sub-problems to the plan's total and stops the plan
+    with the figures once the total passes ``limit``; logs progress every few seconds."""
+    spent = {"units": 0, "counts": 0, "logged": time.monotonic()}
+
+    def metered(task: CountingTask) -> CountResult:
+        result = count(task)
+        spent["units"] += max(1, result.subproblems)
+        spent["counts"] += 1
+        if time.monotonic() - spent["logged"] > 5:
+            log(
+                f"plan-supervision: {spent['counts']:,} of up to {most:,} counts, "
+                f"{spent['units']:,} sub-problems"
+            )
+            spent["logged"] = time.monotonic()
+        if limit and spent["units"] > limit:
+            raise SearchTooLarge(
+                f"plan-supervision: the recounts passed {limit:,} sub-problems after "
+                f"{spent['counts']:,} of up to {most:,} counts; raise the limit with "
+                "--max-subproblems N (0 = no limit), or plan on a smaller support"
+            )
+        return result
+
+    return metered
+
+
 def plan_supervision(
     task: CountingTask,
     budget: int,
@@ -113,6 +189,7 @@ def plan_supervision(
     extractor: str = "disentangled",
     exact_max_subsets: int = EXACT_PLAN_MAX_SUBSETS,
     max_subproblems: int | None = None,
+    max_memory: int | None = None,
 ) -> SupervisionPlan:
     """Choose up to ``budget`` observed states to label, greedily, and the exact optimum if small.
 
@@ -126,6 +203,12 @@ def plan_supervision(
     exact_max_subsets : int, keyword-only
         Try every subset for the exact optimum while the subsets of all budgets
         b <= B number at most this (0: never).
+    max_subproblems : int, keyword-only
+        Budget of each recount, and of the whole plan: a plan whose recounts
+        (candidates x picks, each costing at least what the first count cost) would
+        pass it is refused at once with that estimate (None: the default; 0: none).
+    max_memory : int, keyword-only
+        Bytes each recount may hold (None: the engines' default; 0: none).
 
     Examples
     --------
@@ -136,29 +219,44 @@ def plan_supervision(
     """
     if extractor not in EXTRACTORS:
         raise UserError(f"extractor: must be one of {', '.join(EXTRACTORS)}, got {extractor!r}")
-    pinned = set(task.supervised)
-    candidates = [s for s in task.observed_states() if s not in pinned]
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
         raise UserError(f"budget: must be an integer >= 1, got {budget!r}")
-    if budget > len(candidates):
+    pinned = set(task.supervised)
+    n_candidates = task.n_observed - len(pinned)
+    if budget > n_candidates:
         raise UserError(
-            f"budget: {budget} labels asked, but only {len(candidates)} observed state"
-            f"{'s' if len(candidates) != 1 else ''} can still be labelled"
+            f"budget: {budget} labels asked, but only {n_candidates} observed state"
+            f"{'s' if n_candidates != 1 else ''} can still be labelled"
         )
-    options = {"max_subproblems": max_subproblems} if extractor != "joint" else {}
+    limit = MAX_SUBPROBLEMS if max_subproblems is None else max_subproblems
+    if extractor != "joint":  # each recount costs at least one sub-problem: refuse at once
+        _check_plan_cost(n_candidates, budget, 1, limit)
+    candidates = [s for s in task.observed_states() if s not in pinned]
+    options = (
+        {"max_subproblems": max_subproblems, "max_memory": max_memory}
+        if extractor != "joint"
+        else {}
+    )
     count = _counter(extractor, **options)
+    count = _metered(count, limit if extractor != "joint" else 0, n_candidates * budget)
     start = count(task)
+    joint = _JointKeys(task, candidates) if extractor == "joint" else None
     picks: list[str] = []
     n_opt, log2s = [start.n_opt], [start.log2_n_opt]
     current = start
     while len(picks) < budget and not (current.n_opt == 1):
-        if len(candidates) >= PROGRESS_MIN_CANDIDATES:
+        if len(candidates) >= PROGRESS_MIN_CANDIDATES and joint is None:
             log(
                 f"plan-supervision: pick {len(picks) + 1} of {budget}, "
                 f"{len(candidates) - len(picks)} candidates ({extractor})"
             )
         best, best_result = None, None
-        for state in candidates:
+        if joint is not None:  # the same pick as recounting every candidate, in closed form
+            best = min(
+                (g for g in candidates if g not in picks), key=lambda g: joint.key([*picks, g])
+            )
+            best_result = count(task.with_supervised([*task.supervised, *picks, best]))
+        for state in candidates if joint is None else ():
             if state in picks:
                 continue
             result = count(task.with_supervised([*task.supervised, *picks, state]))
@@ -170,7 +268,9 @@ def plan_supervision(
         n_opt.append(best_result.n_opt)
         log2s.append(best_result.log2_n_opt)
         current = best_result
-    optimum, reason = _optimum(task, candidates, budget, count, picks, n_opt, exact_max_subsets)
+    optimum, reason = _optimum(
+        task, candidates, budget, count, picks, n_opt, exact_max_subsets, joint
+    )
     return SupervisionPlan(
         extractor=extractor,
         budget=budget,
@@ -183,7 +283,7 @@ def plan_supervision(
     )
 
 
-def _optimum(task, candidates, budget, count, picks, n_opt, limit):
+def _optimum(task, candidates, budget, count, picks, n_opt, limit, joint=None):
     optimum: list = []
     reason = None
     tried = 0
@@ -206,7 +306,16 @@ def _optimum(task, candidates, budget, count, picks, n_opt, limit):
         if n_subsets >= PROGRESS_MIN_CANDIDATES:
             log(f"plan-supervision: exact optimum for {b} labels, {n_subsets:,} subsets")
         best, best_result = None, None
-        for subset in itertools.combinations(candidates, b):
+        if joint is not None:  # the first subset with the fewest optima, without recounting
+            best_key = None
+            for subset in itertools.combinations(candidates, b):
+                key = joint.key(subset)
+                if best_key is None or key < best_key:
+                    best, best_key = subset, key
+                if joint.is_one(subset):
+                    break
+            best_result = count(task.with_supervised([*task.supervised, *best]))
+        for subset in itertools.combinations(candidates, b) if joint is None else ():
             result = count(task.with_supervised([*task.supervised, *subset]))
             if best_result is None or _key(result) < _key(best_result):
                 best, best_result = subset, result

@@ -81,10 +81,14 @@ __all__ = [
     "SearchTooLarge",
     "disentangled_search",
     "shared_search",
+    "shared_by_completion",
+    "shared_all_maps",
     "MAX_SUBPROBLEMS",
+    "MAX_MEMORY",
 ]
 
-MAX_SUBPROBLEMS = 600_000  # about a minute of work on a 2-core machine (one unit ~ 0.1 ms)
+MAX_SUBPROBLEMS = 600_000  # from seconds to minutes of work (one unit ~ 0.1 ms on a quiet core)
+MAX_MEMORY = 2**30  # bytes an exact count may hold (label table, interned sets, caches)
 DIRECT_MAPS = 256  # up to this many maps on a source's shown values are evaluated all at once
 MAX_LAYER_CELLS = 20_000_000  # one step of the inner programme may hold this many ids (160 MB)
 EMPTY, FULL = 0, 1
@@ -105,11 +109,29 @@ class SearchResult:
 
 
 class _Budget:
-    def __init__(self, limit: int | None, what: str, option: str) -> None:
+    """Sub-problems spent and bytes held by one exact count, each against its limit.
+
+    Memory is charged *before* a large structure is built (``hold``), so a count
+    that would pass ``memory_limit`` bytes stops with the estimate instead of
+    allocating it.
+    """
+
+    def __init__(
+        self,
+        limit: int | None,
+        what: str,
+        option: str,
+        *,
+        memory_limit: int | None = None,
+        memory_option: str = "max_memory",
+    ) -> None:
         self.limit = limit
         self.used = 0
         self.what = what
         self.option = option
+        self.memory_limit = memory_limit
+        self.memory_option = memory_option
+        self.held = 0
         self._next_log = _LOG_EVERY
 
     def spend(self, n: int, where: str) -> None:
@@ -119,6 +141,20 @@ class _Budget:
             self._next_log += _LOG_EVERY
         if self.limit and self.used > self.limit:
             self.refuse(f"passed {self.limit:,} sub-problems at {where}")
+
+    def hold(self, n_bytes: int, where: str) -> None:
+        """Charge ``n_bytes`` about to be allocated; refuse past the memory limit."""
+        self.held += int(n_bytes)
+        if self.memory_limit and self.held > self.memory_limit:
+            raise SearchTooLarge(
+                f"{self.what}: the exact count would hold {_megabytes(self.held)} in memory at "
+                f"{where}, above the limit of {_megabytes(self.memory_limit)}; raise it with "
+                f"{self.memory_option} MB (0 = no limit), or count another extractor family or "
+                "a smaller support"
+            )
+
+    def release(self, n_bytes: int) -> None:
+        self.held -= int(n_bytes)
 
     def refuse(self, why: str, *, liftable: bool = True) -> None:
         fix = (
@@ -132,10 +168,15 @@ class _Budget:
         )
 
 
+def _megabytes(n_bytes: int) -> str:
+    return f"about {max(1, round(n_bytes / 2**20)):,} MB"
+
+
 class _Level:
     """Interned subsets of one completion space (ids: EMPTY = 0, FULL = 1)."""
 
-    def __init__(self, size: int, next_dim: int | None) -> None:
+    def __init__(self, size: int, next_dim: int | None, budget: _Budget | None = None) -> None:
+        self.budget = budget
         self.size = size
         self.next_dim = next_dim
         self.sets: list[np.ndarray] = [np.zeros(size, bool), np.ones(size, bool)]
@@ -151,6 +192,10 @@ class _Level:
         key = np.packbits(mask).tobytes()
         found = self.keys.get(key)
         if found is None:
+            if self.budget is not None:  # the mask, its packed key and the slice row
+                self.budget.hold(
+                    self.size + len(key) + 8 * (self.next_dim or 1) + 200, "a residual"
+                )
             found = len(self.sets)
             self.keys[key] = found
             self.sets.append(mask)
@@ -161,11 +206,12 @@ class _Level:
 class _Residuals:
     """The interned residual sets of every level, with vectorised slice and meet."""
 
-    def __init__(self, dims: Sequence[int]) -> None:
+    def __init__(self, dims: Sequence[int], budget: _Budget | None = None) -> None:
         self.dims = tuple(dims)
         k = len(self.dims)
         self.levels = [
-            _Level(math.prod(self.dims[j:]), self.dims[j] if j < k else None) for j in range(k + 1)
+            _Level(math.prod(self.dims[j:]), self.dims[j] if j < k else None, budget)
+            for j in range(k + 1)
         ]
 
     def slice(self, j: int, ids: np.ndarray) -> np.ndarray:
@@ -234,6 +280,7 @@ def disentangled_search(
     fixed_permutation: bool = False,
     max_subproblems: int | None = MAX_SUBPROBLEMS,
     option: str = "max_subproblems",
+    max_memory: int | None = None,
 ) -> SearchResult:
     """Count the pairs (pi, f) that keep every observed label (see the module docstring).
 
@@ -251,6 +298,8 @@ def disentangled_search(
         Only pi = identity.
     max_subproblems : int or None
         Budget of sub-problems; ``SearchTooLarge`` past it (None or 0: no limit).
+    max_memory : int or None
+        Bytes the interned residuals and the cache may hold (None: no limit).
 
     Examples
     --------
@@ -269,8 +318,14 @@ def disentangled_search(
     class_of = [classes.index(d) for d in dims]
     m_class = [dims.count(d) for d in classes]
     zero = (0,) * len(classes)
-    res = _Residuals(dims)
-    budget = _Budget(max_subproblems or None, "disentangled search", option)
+    budget = _Budget(
+        max_subproblems or None,
+        "disentangled search",
+        option,
+        memory_limit=max_memory or None,
+        memory_option="--max-memory",
+    )
+    res = _Residuals(dims, budget)
 
     # Level 0: every observed state needs its label class (its own state when pinned).
     level0 = res.levels[0]
@@ -335,6 +390,7 @@ def disentangled_search(
         if found is not None:
             return found
         budget.spend(1, f"output {j + 1} of {k}")
+        budget.hold(len(key[2]) + 300, f"the cache at output {j + 1} of {k}")
         d = dims[j]
         if (state == FULL).all():  # nothing left to satisfy: every remaining pair counts
             result = unconstrained(j)
@@ -450,23 +506,49 @@ def disentangled_search(
     return SearchResult(n_pairs, n_distinct, budget.used)
 
 
+def _value_sets(observed: np.ndarray) -> tuple[list[frozenset], np.ndarray]:
+    """The distinct sets of values the observed states show, with how many states show each."""
+    rows = np.asarray(observed, dtype=np.int64)
+    sets: dict[frozenset, int] = {}
+    if rows.size and int(rows.max()) < 63:  # each state's values as one bit mask
+        masks = np.bitwise_or.reduce(np.left_shift(1, rows), axis=1)
+        uniq, counts = np.unique(masks, return_counts=True)
+        for mask, n in zip(uniq.tolist(), counts.tolist()):
+            sets[frozenset(v for v in range(63) if mask >> v & 1)] = n
+    else:
+        uniq, counts = np.unique(np.sort(rows, axis=1), axis=0, return_counts=True)
+        for row, n in zip(uniq.tolist(), counts.tolist()):
+            key = frozenset(row)
+            sets[key] = sets.get(key, 0) + n
+    return list(sets), np.array(list(sets.values()), dtype=np.int64)
+
+
 def _value_order(observed: np.ndarray, values: list[int]) -> list[int]:
     """Values in an order that completes observed states early: each next value is the one that
-    completes the most states, then co-occurs most with the values already chosen."""
+    completes the most states, then co-occurs most with the values already chosen.
+
+    Scored on the distinct value sets with their multiplicities (a full support of 10^6
+    states over 10 digits shows at most 2^10 sets)."""
+    sets, weight = _value_sets(observed)
     chosen: list[int] = []
+    done: set[int] = set()
     rest = set(values)
-    state_values = [set(row.tolist()) for row in observed]
     while rest:
 
         def score(v: int) -> tuple:
-            done = set(chosen) | {v}
-            completes = sum(1 for s in state_values if v in s and s <= done)
-            touches = sum(1 for s in state_values if v in s and s & set(chosen))
-            appears = sum(1 for s in state_values if v in s)
+            completes = touches = appears = 0
+            for values_shown, w in zip(sets, weight.tolist()):
+                if v in values_shown:
+                    appears += w
+                    if values_shown <= done | {v}:
+                        completes += w
+                    if values_shown & done:
+                        touches += w
             return (completes, touches, appears, -v)
 
         best = max(sorted(rest), key=score)
         chosen.append(best)
+        done.add(best)
         rest.remove(best)
     return chosen
 
@@ -480,12 +562,14 @@ def shared_search(
     pinned: np.ndarray | None = None,
     max_subproblems: int | None = MAX_SUBPROBLEMS,
     option: str = "max_subproblems",
+    budget: _Budget | None = None,
 ) -> SearchResult:
     """Count the maps f: [d] -> [d] with K(f(g_1), ..., f(g_k)) = K(g) on every observed g.
 
     ``observed`` are rows of ``all_states((d,) * k)``; a pinned state g also
     needs f(g_j) = g_j.  Distinct f give distinct alpha, so ``n_distinct`` is
-    the count.
+    the count.  Each interned residual is a bit set over all d^k states, charged
+    to ``budget``'s memory limit before it is kept.
 
     >>> from nesybench.logic import all_states
     >>> codes = all_states((10, 10)).sum(axis=1)          # MNIST-Addition, two digits
@@ -497,18 +581,21 @@ def shared_search(
     codes = np.asarray(codes, dtype=np.int64)
     observed = np.asarray(observed, dtype=np.int64).reshape(-1)
     pinned = np.zeros(len(observed), bool) if pinned is None else np.asarray(pinned, bool)
-    budget = _Budget(max_subproblems or None, "shared search", option)
+    budget = budget or _Budget(max_subproblems or None, "shared search", option)
+    set_bytes = (len(codes) + 7) // 8
+    budget.hold(len(codes) * k * 8, "the table of states")
     grid = all_states((d,) * k)
     rows = grid[observed]  # (n, k) values of each observed state
     forced = {int(v): int(v) for row in rows[pinned] for v in row}
-    shown = sorted({int(v) for v in rows.reshape(-1)})
+    shown = sorted({int(v) for v in np.unique(rows)})
     n_free = d - len(shown)
     order = _value_order(rows, shown)
-    position = {v: i for i, v in enumerate(order)}
-    last_value = np.array([max(position[int(v)] for v in row) for row in rows], dtype=np.int64)
+    position = np.full(d, -1, dtype=np.int64)
+    position[order] = np.arange(len(order))
+    last_value = position[rows].max(axis=1)
 
     # One interned family of subsets of the states, as packed bits (8 states a byte); a state's
-    # residual starts as its label class.
+    # residual starts as its label class (one set per label, one per supervised state).
     sets: list[np.ndarray] = [
         np.packbits(np.zeros(len(codes), bool)),
         np.packbits(np.ones(len(codes), bool)),
@@ -518,20 +605,21 @@ def shared_search(
     def intern_bits(bits: np.ndarray) -> int:
         key = bits.tobytes()
         if key not in keys:
+            budget.hold(set_bytes + 100, f"{len(sets):,} residual sets")
             keys[key] = len(sets)
             sets.append(bits)
         return keys[key]
 
-    def intern(mask: np.ndarray) -> int:
-        return intern_bits(np.packbits(mask))
-
-    start = np.array(
-        [
-            intern(grid_eq(grid, row)) if pin else intern(codes == codes[s])
-            for s, row, pin in zip(observed.tolist(), rows, pinned.tolist())
-        ],
-        dtype=np.int64,
-    )
+    by_label: dict[int, int] = {}
+    start = np.empty(len(observed), dtype=np.int64)
+    for i, (s, pin) in enumerate(zip(observed.tolist(), pinned.tolist())):
+        if pin:
+            start[i] = intern_bits(np.packbits(grid_eq(grid, rows[i])))
+            continue
+        label = int(codes[s])
+        if label not in by_label:
+            by_label[label] = intern_bits(np.packbits(codes == label))
+        start[i] = by_label[label]
     coord_masks = {}  # (pattern of concepts, x) -> states whose concepts in the pattern equal x
     step_cache: dict[tuple[int, int, int], int] = {}
 
@@ -541,12 +629,15 @@ def shared_search(
         if found is None:
             mask_key = (pattern, x)
             if mask_key not in coord_masks:
+                budget.hold(set_bytes, "the masks of decided values")
                 cols = [j for j in range(k) if pattern >> j & 1]
                 coord_masks[mask_key] = np.packbits((grid[:, cols] == x).all(axis=1))
             found = intern_bits(sets[res_id] & coord_masks[mask_key])
             step_cache[key] = found
         return found
 
+    state_bytes = 8 * len(observed) + 100
+    budget.hold(state_bytes, "the first layer")
     layer: dict[bytes, tuple[np.ndarray, int]] = {start.tobytes(): (start, 1)}
     for step, v in enumerate(order):
         patterns = np.zeros(len(rows), dtype=np.int64)
@@ -558,27 +649,121 @@ def shared_search(
         budget.spend(len(layer) * len(choices), f"value {step + 1} of {len(order)}")
         nxt: dict[bytes, tuple[np.ndarray, int]] = {}
         for state, m in layer.values():
+            # the touched states' (residual, pattern) pairs, each distinct pair restricted once
+            pairs = np.stack([state[touched], patterns[touched]], axis=1)
+            uniq, inverse = np.unique(pairs, axis=0, return_inverse=True)
+            uniq = uniq.tolist()
             for x in choices:
-                new = state.copy()
-                dead = False
-                for i in touched.tolist():
-                    r = restrict(int(state[i]), int(patterns[i]), x)
-                    if r == EMPTY:
-                        dead = True
-                        break
-                    new[i] = r
-                if dead:
+                restricted = np.array([restrict(r, p, x) for r, p in uniq], dtype=np.int64)
+                if (restricted == EMPTY).any():
                     continue
+                new = state.copy()
+                new[touched] = restricted[inverse.reshape(-1)]
                 new[closing] = FULL  # a completed state is satisfied: drop it from the key
                 key = new.tobytes()
                 if key in nxt:
                     nxt[key] = (nxt[key][0], nxt[key][1] + m)
                 else:
+                    budget.hold(state_bytes + len(key), f"value {step + 1} of {len(order)}")
                     nxt[key] = (new, m)
+        budget.release(len(layer) * (state_bytes + 8 * len(observed)))
         layer = nxt
         if not layer:
             return SearchResult(0, 0, budget.used)
     total = sum(m for _, m in layer.values()) * d**n_free
+    return SearchResult(total, total, budget.used)
+
+
+def shared_all_maps(
+    codes: np.ndarray,
+    d: int,
+    k: int,
+    observed: np.ndarray,
+    *,
+    pinned: np.ndarray | None = None,
+    budget: _Budget,
+) -> SearchResult:
+    """The shared count when d^d is small (binary concepts: 4 maps): every map f checked on
+    every observed state at once, ``codes[f(g)] == codes[g]``."""
+    from ..logic.states import all_states
+
+    codes = np.asarray(codes, dtype=np.int64)
+    observed = np.asarray(observed, dtype=np.int64).reshape(-1)
+    pinned = np.zeros(len(observed), bool) if pinned is None else np.asarray(pinned, bool)
+    budget.hold(len(observed) * (k + 3) * 8, "the observed states")
+    rows = all_states((d,) * k)[observed]
+    maps = np.indices((d,) * d).reshape(d, -1).T  # (d^d, d): f(v) = maps[i, v]
+    for v in {int(v) for row in rows[pinned] for v in row}:  # supervision pins f(v) = v
+        maps = maps[maps[:, v] == v]
+    weights = d ** np.arange(k - 1, -1, -1, dtype=np.int64)
+    want = codes[observed]
+    alive = 0
+    for f in maps:
+        budget.spend(1 + len(observed) * k // 4096, "a map")
+        alive += bool((codes[f[rows] @ weights] == want).all())
+    return SearchResult(alive, alive, budget.used)
+
+
+def shared_by_completion(
+    codes: np.ndarray,
+    d: int,
+    k: int,
+    observed: np.ndarray,
+    *,
+    pinned: np.ndarray | None = None,
+    budget: _Budget,
+) -> SearchResult:
+    """The shared count for dense supports: partial maps f, extended one value at a time.
+
+    The values are decided in the order of :func:`_value_order`; after each, the
+    observed states whose values are now all decided are checked at once
+    (``codes[f(g)] == codes[g]``, vectorised over the states and the partial
+    maps).  A dense support completes states early (the state 0:0:...:0 fixes
+    f(0) at the first step), so few partial maps survive; the layer of partial
+    maps is charged to ``budget`` (sub-problems and memory) before it is built.
+    """
+    from ..logic.states import all_states
+
+    codes = np.asarray(codes, dtype=np.int64)
+    observed = np.asarray(observed, dtype=np.int64).reshape(-1)
+    pinned = np.zeros(len(observed), bool) if pinned is None else np.asarray(pinned, bool)
+    budget.hold(len(observed) * k * 8 * 2, "the observed states")
+    rows = all_states((d,) * k)[observed] if len(codes) <= 2**24 else None
+    if rows is None:  # pragma: no cover - the label table is refused before this size
+        raise AssertionError("shared_by_completion needs the label table")
+    forced = {int(v): int(v) for row in rows[pinned] for v in row}
+    shown = sorted({int(v) for v in np.unique(rows)})
+    n_free = d - len(shown)
+    order = _value_order(rows, shown)
+    position = np.full(d, -1, dtype=np.int64)
+    position[order] = np.arange(len(order))
+    last_value = position[rows].max(axis=1)
+    weights = d ** np.arange(k - 1, -1, -1, dtype=np.int64)
+    want = codes[observed]
+    # maps[i, v] = f(v) of partial map i (-1 while undecided); counts[i] its multiplicity
+    maps = np.full((1, d), -1, dtype=np.int64)
+    chunk_cells = 2**21  # image indices computed at once: (maps x states x k) int64 <= 16 MB x k
+    budget.hold(chunk_cells * (k + 2) * 8, "the state checks")
+    for step, v in enumerate(order):
+        choices = np.array([forced[v]] if v in forced else range(d), dtype=np.int64)
+        n_new = len(maps) * len(choices)
+        budget.spend(n_new, f"value {step + 1} of {len(order)}")
+        budget.hold(n_new * (d + 1) * 8, f"{n_new:,} partial maps at value {step + 1}")
+        grown = np.repeat(maps, len(choices), axis=0)
+        grown[:, v] = np.tile(choices, len(maps))
+        alive = np.ones(len(grown), dtype=bool)
+        closing = np.flatnonzero(last_value == step)
+        budget.spend(n_new * len(closing) // 4096, f"value {step + 1} of {len(order)}")
+        per_chunk = max(1, chunk_cells // (len(grown) * k))
+        for start in range(0, len(closing), per_chunk):
+            states = closing[start : start + per_chunk]
+            images = grown[:, rows[states]] @ weights  # (maps, states): rows of the images
+            alive &= (codes[images] == want[states]).all(axis=1)
+        budget.release(len(maps) * (d + 1) * 8)
+        maps = grown[alive]
+        if not len(maps):
+            return SearchResult(0, 0, budget.used)
+    total = len(maps) * d**n_free
     return SearchResult(total, total, budget.used)
 
 

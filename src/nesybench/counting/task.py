@@ -27,10 +27,10 @@ from ..logic.states import (
     all_states,
     as_domains,
     is_binary,
-    parse_state,
     parse_states,
     plain_count,
     state_str,
+    state_text,
     states_index,
 )
 from ..seeds import child_rng
@@ -38,10 +38,21 @@ from ..seeds import child_rng
 __all__ = ["CountingTask", "support_states", "make_task"]
 
 
-def _sorted_states(states: Sequence[str], dims) -> tuple[str, ...]:
-    rows = np.array([parse_state(s, dims) for s in states], dtype=np.int64).reshape(-1, len(dims))
+def _state_rows(states: Sequence[str], dims) -> np.ndarray:
+    """Canonical state strings -> their ``(n, k)`` values (one split per string)."""
+    if not states:
+        return np.zeros((0, len(dims)), dtype=np.int64)
+    if all(d == 2 for d in dims) and ":" not in states[0]:
+        return np.frombuffer("".join(states).encode(), dtype=np.uint8).reshape(
+            len(states), len(dims)
+        ).astype(np.int64) - ord("0")
+    return np.array([s.split(":") for s in states], dtype=np.int64).reshape(-1, len(dims))
+
+
+def _sorted_states(states: Sequence[str], dims) -> tuple[tuple[str, ...], np.ndarray]:
+    rows = _state_rows(states, dims)
     order = np.argsort(states_index(rows, dims), kind="stable")
-    return tuple(states[i] for i in order.tolist())
+    return tuple(states[i] for i in order.tolist()), rows[order]
 
 
 @dataclass(frozen=True, eq=False)
@@ -70,9 +81,12 @@ class CountingTask:
         if support is not None:
             if isinstance(support, str):
                 raise InputError(f"support: expected a list of states, got the string {support!r}")
-            support = _sorted_states(parse_states(list(support), dims, field_name="support"), dims)
+            support, rows = _sorted_states(
+                parse_states(list(support), dims, field_name="support"), dims
+            )
             if not support:
                 raise InputError("support: must contain at least one state")
+            object.__setattr__(self, "_rows", rows)
         if isinstance(self.supervised, str):
             raise InputError(
                 f"supervised: expected a list of states, got the string {self.supervised!r}"
@@ -87,7 +101,7 @@ class CountingTask:
                         "to observed states)"
                     )
         object.__setattr__(self, "support", support)
-        object.__setattr__(self, "supervised", _sorted_states(supervised, dims))
+        object.__setattr__(self, "supervised", _sorted_states(supervised, dims)[0])
 
     @property
     def domains(self) -> tuple[int, ...]:
@@ -119,13 +133,12 @@ class CountingTask:
         """The observed states as an ``(n, k)`` int array, in ``all_states`` order."""
         if self.support is None:
             return all_states(self.domains)
-        dims = self.domains
-        return np.array([parse_state(s, dims) for s in self.support], dtype=np.int64).reshape(
-            -1, len(dims)
-        )
+        return self._rows.copy()
 
     def pinned_mask(self) -> np.ndarray:
         """Which observed rows are supervised."""
+        if not self.supervised:  # without listing every state's string
+            return np.zeros(self.n_observed, dtype=bool)
         pinned = set(self.supervised)
         return np.array([s in pinned for s in self.observed_states()], dtype=bool)
 
@@ -172,8 +185,8 @@ def support_states(
     n_keep = max(1, round(support_frac * n_states))
     name = len(dims) if is_binary(dims) else "x".join(map(str, dims))
     order = child_rng(seed, "support", name, *stream).permutation(n_states)
-    states = all_states(dims)
-    return tuple(state_str(states[i], dims) for i in order[:n_keep])
+    binary = is_binary(dims)
+    return tuple(state_text(row, binary) for row in all_states(dims)[order[:n_keep]].tolist())
 
 
 def make_task(

@@ -61,6 +61,7 @@ __all__ = [
 XOR = "xor"
 SUM = "sum"
 MAX_TABLE_STATES = 2**22  # a knowledge table lists every state once
+MAX_SUM_CLASSES = 2**24  # sums 0..S-1 whose class sizes one table may hold
 
 
 def _check_states(states, k: int) -> np.ndarray:
@@ -134,20 +135,68 @@ class SumKnowledge:
     def label_name(self, code: int) -> int:
         return int(code)
 
+    @property
+    def n_classes(self) -> int:
+        """How many sums there are (0 .. sum of (d_j - 1)), whether or not each occurs."""
+        return sum(d - 1 for d in self.domains) + 1
+
     def class_sizes(self) -> dict[int, int]:
         """``{s: #states with sum s}``, by convolving the domains (no state is listed).
+
+        Each convolution with a domain 0..d-1 is a difference of prefix sums, so the
+        cost is one pass over the sums per concept; counts past 2^62 are Python ints.
+        Refused past ``MAX_SUM_CLASSES`` sums (use :meth:`class_size` for one sum).
 
         >>> SumKnowledge((3, 3)).class_sizes()
         {0: 1, 1: 2, 2: 3, 3: 2, 4: 1}
         """
-        poly = [1]
+        n_sums = self.n_classes
+        if n_sums > MAX_SUM_CLASSES:
+            raise InputError(
+                f"knowledge sum: domains with {n_sums:,} possible sums have more label classes "
+                f"than the {MAX_SUM_CLASSES:,} a table of class sizes may hold"
+            )
+        dtype = np.int64 if math.prod(self.domains) < 2**62 else object
+        poly = np.zeros(n_sums, dtype=dtype)
+        poly[0] = 1
+        top = 0  # poly[i] is 0 past top
         for d in self.domains:
-            out = [0] * (len(poly) + d - 1)
-            for i, c in enumerate(poly):
-                for v in range(d):
-                    out[i + v] += c
-            poly = out
-        return {s: c for s, c in enumerate(poly) if c}
+            prefix = np.cumsum(poly[: top + d])
+            shifted = np.zeros_like(prefix)
+            shifted[d:] = prefix[:-d]
+            top += d - 1
+            poly[: top + 1] = prefix[: top + 1] - shifted[: top + 1]
+        return {s: int(c) for s, c in enumerate(poly.tolist()) if c}
+
+    def class_size(self, total: int) -> int:
+        """#states whose values sum to ``total``, without the table of every sum.
+
+        Inclusion-exclusion on the concepts that overflow their domain, grouped by
+        domain size: sum over i_D <= m_D of prod C(m_D, i_D) (-1)^i_D times
+        C(total - sum i_D D + k - 1, k - 1).
+
+        >>> SumKnowledge((3, 3)).class_size(2), SumKnowledge((2**20, 2**20)).class_size(5)
+        (3, 6)
+        """
+        total = int(total)
+        k = self.k
+        if not 0 <= total < self.n_classes:
+            return 0
+        sizes = sorted(set(self.domains))
+        counts = [self.domains.count(d) for d in sizes]
+        out = 0
+        stack = [(0, 0, 1)]  # (next size class, overflow so far, signed coefficient)
+        while stack:
+            c, over, coef = stack.pop()
+            if c == len(sizes):
+                out += coef * math.comb(total - over + k - 1, k - 1)
+                continue
+            d = sizes[c]
+            for i in range(counts[c] + 1):
+                if over + i * d > total:
+                    break
+                stack.append((c + 1, over + i * d, coef * (-1) ** i * math.comb(counts[c], i)))
+        return out
 
     def describe(self) -> str:
         return "sum of the concept values"

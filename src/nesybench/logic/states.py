@@ -39,6 +39,7 @@ __all__ = [
     "n_states",
     "all_states",
     "state_str",
+    "state_text",
     "parse_state",
     "parse_states",
     "state_index",
@@ -134,6 +135,11 @@ def state_str(values: Iterable[int], domains: int | Iterable[int] | None = None)
     """
     values = [int(v) for v in values]
     binary = is_binary(domains) if domains is not None else all(v in (0, 1) for v in values)
+    return state_text(values, binary)
+
+
+def state_text(values: Sequence[int], binary: bool) -> str:
+    """:func:`state_str` with the form already decided (for many states of one task)."""
     if binary:
         return "".join("1" if v else "0" for v in values)
     return ":".join(str(v) for v in values)
@@ -154,7 +160,10 @@ def parse_state(
     >>> parse_state("0:1", 2)
     (0, 1)
     """
-    dims = as_domains(domains)
+    return _parse_state(text, as_domains(domains), field_name)
+
+
+def _parse_state(text: str, dims: Domains, field_name: str) -> tuple[int, ...]:
     k = len(dims)
     if not isinstance(text, str):
         raise InputError(f"{field_name}: expected {_expected(dims)}, got {text!r}")
@@ -198,10 +207,11 @@ def parse_states(
     ['10', '11']
     """
     dims = as_domains(domains)
+    binary = all(d == 2 for d in dims)
     seen: dict[str, str] = {}
     out = []
     for text in texts:
-        canonical = state_str(parse_state(text, dims, field_name=field_name), dims)
+        canonical = state_text(_parse_state(text, dims, field_name), binary)
         if canonical in seen:
             first = seen[canonical]
             same = "" if first == text else f" (the same state as {first!r})"

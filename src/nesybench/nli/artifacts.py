@@ -62,6 +62,7 @@ ARTIFACTS = Registry(
                 "program_causes",
                 "program_disagreements",
                 "program_depths",
+                "program_failures",
                 "checker_agreement",
             ),
             params=(),

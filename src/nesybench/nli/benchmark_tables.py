@@ -252,7 +252,7 @@ def score_files(
     for system, benchmark, gold, preds in files:
         try:
             bench = read_benchmark(gold, benchmark=benchmark)
-            predictions = read_predictions(preds, benchmark=benchmark)
+            predictions = read_predictions(preds, benchmark=benchmark, gold=bench)
             reports.append((system, score_predictions(bench, predictions, time_limit=time_limit)))
         except UserError:
             raise

@@ -12,41 +12,56 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
-import tempfile
-from pathlib import Path
 from typing import Any
 
+from ..cli_args import (
+    add_benchmark,
+    add_command,
+    add_json,
+    add_out,
+    check_out,
+    examples,
+    write_out,
+)
 from ..errors import UserError
-from ..io import atomic_write_text, dumps_json
+from ..io import dumps_json
 from ..reasoning.grammar import parse_context, parse_sentence, split_sentences
 from .checker import FLAGS, check_trace, classify_steps
 from .readers import BadRecord, load_records
 
+#: the step checker's readings (nesybench.nli.prontoqa_eval.CONVENTIONS; kept here so that
+#: ``nesybench --help`` does not import the checker's evaluator)
+CONVENTIONS = ("nesybench", "prontoqa")
+CONV_HELP = (
+    "whose reading decides strict/broad: nesybench (default: every step valid, the chain "
+    "linear, the last step decides) or prontoqa (PrOntoQA main's evaluator); docs/nli.md "
+    "lists every rule that differs"
+)
+
 EPILOG = """\
-FILE is a JSON list of records, or JSON Lines (one record per line). A record has
+TRACES is a JSON list of records, or JSON Lines (one record per line). A record has
   context            string: the premises, in the PrOntoQA grammar
   question           string: "True or false: Max is sour." (or a bare statement)
   chain_of_thought   list of sentences, or one string (alias: explanation)
   answer             optional: "True"/"False", or "A"/"B" with options ["A) True", "B) False"]
-Example:
-  nesybench check-trace dev.json --out verdicts.jsonl
 A record that cannot be read gets an error entry and the others are still checked.
-"""
+
+""" + examples("nesybench check-trace dev.json --out verdicts.jsonl")
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser(
+    p = add_command(
+        subparsers,
         "check-trace",
         help="check chains of thought step by step (parsed / valid / linear / connects / strict)",
         description="Check each record's chain of thought against its context with the nli step "
         "checker.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("file", help="JSON list or JSONL of records")
-    p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    p.add_argument("--out", metavar="OUT.jsonl", help="write one verdict per record as JSONL")
+    p.add_argument("file", metavar="TRACES", help="JSON list or JSONL of records (see below)")
+    add_json(p, help="print the summary as JSON")
+    add_out(p, metavar="OUT.jsonl", help="write one verdict per record as JSONL")
+    p.add_argument("--conventions", choices=CONVENTIONS, default="nesybench", help=CONV_HELP)
     p.set_defaults(func=run)
     _register_label(subparsers)
     _register_score_nli(subparsers)
@@ -130,41 +145,6 @@ def stated_answer(record: dict, trace: list[str]) -> tuple[str | None, list[str]
     return None, trace
 
 
-def check_out(path: str | None) -> None:
-    """Refuse an ``--out`` path that cannot be written, before any work is done.
-
-    A probe file is created in the destination folder and removed at once, so a
-    folder, a path under a file or an unwritable place fails in one line and
-    nothing is left behind.
-    """
-    if path is None:
-        return
-    target = Path(path)
-    if target.is_dir():
-        raise UserError(f"--out {path}: is a folder, expected a file path")
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, probe = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as exc:
-        raise UserError(
-            f"--out {path}: cannot write there ({exc.strerror or type(exc).__name__})"
-        ) from None
-
-
-def write_out(path: str, text: str) -> None:
-    """Write an ``--out`` file atomically; a path that cannot be written is a user error."""
-    try:
-        atomic_write_text(path, text)
-    except UserError:
-        raise
-    except OSError as exc:
-        raise UserError(
-            f"--out {path}: cannot write ({exc.strerror or type(exc).__name__})"
-        ) from None
-
-
 def _gold_answer(record: dict) -> str | None:
     if "answer" not in record or record["answer"] is None:
         return None
@@ -189,8 +169,9 @@ def _gold_answer(record: dict) -> str | None:
     )
 
 
-def check_record(record: Any) -> dict:
-    """The verdict of one record, or ``{"error": reason}``."""
+def check_record(record: Any, conventions: str = "nesybench") -> dict:
+    """The verdict of one record, or ``{"error": reason}``; ``strict``, ``broad`` and
+    ``step_classes`` follow ``conventions`` (:data:`CONVENTIONS`)."""
     if isinstance(record, BadRecord):
         return {"error": str(record)}
     if not isinstance(record, dict):
@@ -225,6 +206,11 @@ def check_record(record: Any) -> dict:
     out = {**{f: verdict[f] for f in FLAGS}, "label": verdict["label"], "reason": verdict["reason"]}
     out["broad"] = broad.broad
     out["step_classes"] = list(broad.classes)
+    if conventions == "prontoqa":
+        from .prontoqa_eval import verdict as convention_verdict
+
+        out.update(convention_verdict(trace, theory, q.atom, conventions=conventions))
+    out["conventions"] = conventions
     out["stated"] = stated
     if gold is not None:
         out["answer"] = gold
@@ -250,16 +236,17 @@ def summarize(verdicts: list[dict]) -> dict:
 
 
 def run(args) -> int:
-    check_out(args.out)
+    check_out(args.out, inputs=[args.file])
     records = read_records(args.file)
     verdicts = []
     for i, record in enumerate(records):
-        verdict = check_record(record)
+        verdict = check_record(record, args.conventions)
         head = {"index": i}
         if isinstance(record, dict) and isinstance(record.get("id"), (str, int)):
             head["id"] = record["id"]
         verdicts.append({**head, **verdict})
     summary = summarize(verdicts)
+    summary["conventions"] = args.conventions
     if verdicts and not summary["n_checked"]:
         first = next(v for v in verdicts if "error" in v)
         raise UserError(
@@ -273,7 +260,7 @@ def run(args) -> int:
     else:
         print(
             f"{summary['n']} records, {summary['n_checked']} checked, {summary['n_errors']} "
-            "unreadable"
+            f"unreadable; strict and broad under the {args.conventions} conventions"
         )
         for flag in (*FLAGS, "broad"):
             rate = summary[f"{flag}_rate"]
@@ -291,16 +278,17 @@ def run(args) -> int:
 
 # ---------------------------------------------------------------- label
 LABEL_EPILOG = """\
-FILE is a benchmark file in its own format:
+BENCHMARK_FILE is a benchmark file in its own format:
   proofwriter, prontoqa   JSON list (or JSONL) of {id, context, question, options, answer}
   folio                   JSONL of {premises-FOL, conclusion-FOL, label, ...}
 The reference labeler re-derives each gold label (ProofWriter, PrOntoQA: open-world
 forward chaining; FOLIO: the dual query on z3). A sentence or formula that does not
 parse is counted and quoted, never labeled by a guess.
-Example:
-  nesybench label benchmarks/proofwriter/dev-sample.json --format proofwriter
-  nesybench label benchmarks/folio/folio-validation.jsonl --format folio --json
-"""
+
+""" + examples(
+    "nesybench label benchmarks/proofwriter/dev-sample.json --benchmark proofwriter",
+    "nesybench label benchmarks/folio/folio-validation.jsonl --benchmark folio --json",
+)
 
 #: the largest --time-limit accepted (seconds per solver call)
 MAX_TIME_LIMIT = 3600.0
@@ -325,19 +313,19 @@ def _add_time_limit(p, help_text: str = "seconds per solver call (FOLIO; default
 def _register_label(subparsers) -> None:
     from .labelers import LABELED
 
-    p = subparsers.add_parser(
+    p = add_command(
+        subparsers,
         "label",
         help="re-derive a benchmark's gold labels with the reference labeler (agreement, proofs)",
         description="Label every question of a ProofWriter, PrOntoQA or FOLIO file with the "
         "reference labeler and compare with the gold labels.",
         epilog=LABEL_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("file", help="the benchmark file")
-    p.add_argument("--format", required=True, choices=LABELED, help="the file's benchmark")
-    p.add_argument("--json", action="store_true", help="print the summary and records as JSON")
+    p.add_argument("file", metavar="BENCHMARK_FILE", help="the benchmark file, in its own format")
+    add_benchmark(p, LABELED, aliases=("--format",), help="the file's benchmark (alias --format)")
+    add_json(p, help="print the summary and records as JSON")
     _add_time_limit(p)
-    p.add_argument("--out", metavar="OUT.jsonl", help="write one verdict per question as JSONL")
+    add_out(p, metavar="OUT.jsonl", help="write one verdict per question as JSONL")
     p.set_defaults(func=run_label)
 
 
@@ -346,12 +334,12 @@ def run_label(args) -> int:
     from .labelers import label_benchmark, summarize_labelings
     from .readers import read_benchmark
 
-    check_out(args.out)
-    bench = read_benchmark(args.file, benchmark=args.format)
+    check_out(args.out, inputs=[args.file])
+    bench = read_benchmark(args.file, benchmark=args.benchmark)
     labelings = label_benchmark(
         bench,
         time_limit=args.time_limit,
-        progress=lambda qs: progress(qs, desc=f"label: {args.format}"),
+        progress=lambda qs: progress(qs, desc=f"label: {args.benchmark}"),
     )
     summary = summarize_labelings(labelings)
     summary["skipped"] = [str(x) for x in bench.skipped]
@@ -394,31 +382,49 @@ SCORE_EPILOG = """\
 PREDICTIONS is JSONL (or a JSON list) of {"id": ..., "prediction": ...} with an optional
 "explanation" (a chain of thought: a list of sentences or one string). A prediction is
 True/False/Unknown, A/B/C, or yes/no for LogicBench (case-insensitive). --gold is the
-benchmark's file in its own format (LogicBench: the BQA folder). Ids not in the gold
-file are an error; a record that cannot be read is skipped and counted.
-Example:
-  nesybench score-nli benchmarks/predictions/proofwriter-closed-world.jsonl \\
-      --benchmark proofwriter --gold benchmarks/proofwriter/dev-sample.json
-"""
+benchmark's file in its own format (LogicBench: the BQA folder).
+
+Every gold question counts in every accuracy: a question with no prediction, a null
+prediction (an abstention) or a prediction that is not a label ("Maybe", 3) is not
+correct. Coverage (the share answered with a label) stands beside every accuracy, with
+the accuracy on the answered questions; unreadable predictions and records are counted
+and quoted. --strict refuses them instead (exit 2). Ids not in the gold file are an
+error. The same policy holds in `nesybench axes-score`.
+
+""" + examples(
+    "nesybench score-nli benchmarks/predictions/proofwriter-closed-world.jsonl \\",
+    "    --benchmark proofwriter --gold benchmarks/proofwriter/dev-sample.json",
+)
 
 
 def _register_score_nli(subparsers) -> None:
     from .readers import BENCHMARKS
 
-    p = subparsers.add_parser(
+    p = add_command(
+        subparsers,
         "score-nli",
         help="score predictions on ProofWriter/PrOntoQA/FOLIO/LogicBench with baselines beside",
         description="Score a model's predictions against a benchmark's gold labels: accuracy "
-        "with its interval, confusion, macro F1, the input-blind baselines, and per depth / per "
-        "axiom breakdowns.",
+        "with its interval and coverage, confusion, macro F1, the input-blind baselines, and "
+        "per depth / per axiom breakdowns.",
         epilog=SCORE_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("predictions", help="JSONL of {id, prediction[, explanation]}")
-    p.add_argument("--benchmark", required=True, choices=BENCHMARKS, help="the gold's benchmark")
-    p.add_argument("--gold", required=True, metavar="FILE_OR_FOLDER", help="the gold file")
-    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument(
+        "predictions", metavar="PREDICTIONS", help="JSONL of {id, prediction[, explanation]}"
+    )
+    add_benchmark(p, BENCHMARKS, help="the gold's benchmark")
+    p.add_argument(
+        "--gold", required=True, metavar="GOLD", help="the gold file (LogicBench: folder)"
+    )
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse a prediction that is not a label, or a record that cannot be read, "
+        "instead of counting it as not correct",
+    )
+    add_json(p, help="print the report as JSON")
     _add_time_limit(p, "seconds per solver call of the reference labeler (default 10)")
+    p.add_argument("--conventions", choices=CONVENTIONS, default="nesybench", help=CONV_HELP)
     p.set_defaults(func=run_score_nli)
 
 
@@ -432,12 +438,15 @@ def run_score_nli(args) -> int:
     from .score_nli import read_predictions, score_predictions
 
     bench = read_benchmark(args.gold, benchmark=args.benchmark)
-    preds = read_predictions(args.predictions, benchmark=args.benchmark)
+    preds = read_predictions(
+        args.predictions, benchmark=args.benchmark, gold=bench, strict=args.strict
+    )
     report = score_predictions(
         bench,
         preds,
         time_limit=args.time_limit,
         progress=lambda qs: progress(qs, desc="score-nli: reference depths"),
+        conventions=args.conventions,
     )
     if args.json:
         print(dumps_json(report), end="")
@@ -446,20 +455,26 @@ def run_score_nli(args) -> int:
     return 0
 
 
+def _coverage_line(r: dict) -> str:
+    return (
+        f"{r['answered']:,} answered, {r['abstained']:,} abstained, {r['unreadable']:,} "
+        f"unreadable (coverage {r['coverage']:.4f})"
+    )
+
+
 def print_score_report(report: dict) -> None:
-    """The ``score-nli`` report as text: every accuracy printed beside its baselines."""
+    """The ``score-nli`` report as text: every accuracy beside its coverage and baselines."""
     import pandas as pd
 
     from ..console import format_table
 
     b = report["baselines"]
-    print(
-        f"{report['benchmark']}: {report['n']} of {report['n_gold']} gold questions predicted "
-        f"(coverage {report['coverage']:.4f})"
-    )
+    print(f"{report['benchmark']}: {report['n']:,} gold questions; {_coverage_line(report)}")
     print(
         f"accuracy {report['accuracy']:.4f}  [{report['accuracy_lo']:.4f}, "
-        f"{report['accuracy_hi']:.4f}] (Wilson 95%)   macro F1 {report['macro_f1']:.4f}"
+        f"{report['accuracy_hi']:.4f}] (Wilson 95%; no label = not correct), coverage "
+        f"{report['coverage']:.4f}, on answered {_fmt(report['accuracy_answered'])}   "
+        f"macro F1 {report['macro_f1']:.4f}"
     )
     line = (
         f"baselines: majority ({b['majority']['label']}) {b['majority']['accuracy']:.4f}, "
@@ -470,17 +485,26 @@ def print_score_report(report: dict) -> None:
     lo, hi = b["blind_guess_range"]
     print(line + f", blind-guess range [{lo:.4f}, {hi:.4f}]")
     rows = [
-        {"gold": g, "n": v["n"], "accuracy": v["accuracy"], **report["confusion"][g]}
+        {
+            "gold": g,
+            "n": v["n"],
+            "coverage": v["coverage"],
+            "accuracy": v["accuracy"],
+            "on answered": v["accuracy_answered"],
+            **report["confusion"][g],
+        }
         for g, v in report["per_label"].items()
     ]
-    print("\nper gold label (accuracy; confusion: predicted counts)")
+    print("\nper gold label (accuracy, coverage; confusion: predicted counts, none = no label)")
     print(format_table(pd.DataFrame(rows).astype(object).fillna("-")))
     if report.get("per_depth"):
         print(
             "\nper proof depth (reference labeler; None = no proof, e.g. Unknown; majority = "
             "the best blind guess at that depth)"
         )
-        df = pd.DataFrame(report["per_depth"])[["depth", "n", "accuracy", "lo", "hi", "majority"]]
+        df = pd.DataFrame(report["per_depth"])[
+            ["depth", "n", "coverage", "accuracy", "lo", "hi", "majority"]
+        ]
         df["depth"] = df["depth"].map(lambda d: "none" if d is None or pd.isna(d) else int(d))
         print(format_table(df))
         mix = report.get("mixture")
@@ -501,60 +525,73 @@ def print_score_report(report: dict) -> None:
             print(f"\nproof accuracy: {proof['note']}")
         else:
             print(
-                f"\nwith explanations ({proof['n']}): label accuracy "
+                f"\nwith explanations ({proof['n']}; step checker under the "
+                f"{proof['conventions']} conventions): label accuracy "
                 f"{proof['label_accuracy']:.4f}, proof accuracy {proof['proof_accuracy']:.4f} "
                 f"[{proof['proof_accuracy_lo']:.4f}, {proof['proof_accuracy_hi']:.4f}], "
                 f"right for the wrong reason {proof['right_for_wrong_reason']:.4f}"
             )
     if "per_axiom" in report:
         print(
-            f"\nyes accuracy {_fmt(report['yes_accuracy'])} ({report['n_yes']}), "
-            f"no accuracy {_fmt(report['no_accuracy'])} ({report['n_no']}), "
-            f"pair consistency {_fmt(report['pair_consistency'])} "
-            f"({report['n_samples']} samples)"
+            f"\nyes accuracy {_fmt(report['yes_accuracy'])} (coverage "
+            f"{_fmt(report['yes_coverage'])}, {report['n_yes']}), no accuracy "
+            f"{_fmt(report['no_accuracy'])} (coverage {_fmt(report['no_coverage'])}, "
+            f"{report['n_no']}), pair consistency {_fmt(report['pair_consistency'])} "
+            f"({report['n_samples']} samples, {report['n_samples_answered']} fully answered)"
         )
         for key in ("per_logic", "per_axiom"):
             rows = [{key[4:]: k, **v} for k, v in report[key].items()]
             print(f"\n{key.replace('_', ' ')}")
-            print(format_table(pd.DataFrame(rows)[[key[4:], "n", "accuracy", "lo", "hi"]]))
-    for key in ("skipped_gold", "skipped_predictions"):
+            print(
+                format_table(pd.DataFrame(rows)[[key[4:], "n", "coverage", "accuracy", "lo", "hi"]])
+            )
+    for key in ("unreadable_predictions", "skipped_predictions", "skipped_gold"):
         for item in report[key]:
             print(f"  {key.replace('_', ' ')}: {item}")
+    if report["unreadable"] > len(report["unreadable_predictions"]):
+        print(f"  ... {report['unreadable']:,} unreadable predictions in all")
 
 
 # ---------------------------------------------------------------- execute-programs
 PROGRAMS_EPILOG = """\
-FILE is a JSON list (or JSONL) of Logic-LM records: the question's fields (id, context,
+PROGRAMS is a JSON list (or JSONL) of Logic-LM records: the question's fields (id, context,
 question, options, answer) and raw_logic_programs, a list whose first text is the program
 (Predicates:/Facts:/Rules:/Query: for ProofWriter and PrOntoQA, Premises:/Conclusion: for
 FOLIO). A bad program inside a good file is counted as not executable, with its reason.
 --semantics standard reads every argument of every atom in the open world;
 --semantics logic-lm reproduces what Logic-LM's own solver does, quirks included.
-Example:
-  nesybench execute-programs benchmarks/logiclm-programs/ProofWriter_dev_gpt-3.5-turbo.json \\
-      --semantics logic-lm --json
-"""
+
+""" + examples(
+    "nesybench execute-programs benchmarks/logiclm-programs/ProofWriter_dev_gpt-3.5-turbo.json \\",
+    "    --semantics logic-lm --json",
+)
 
 
 def _register_execute_programs(subparsers) -> None:
     from .programs import DATASETS, SEMANTICS
 
-    p = subparsers.add_parser(
+    p = add_command(
+        subparsers,
         "execute-programs",
         help="execute LLM-written logic programs (Logic-LM's format) and audit the translation",
         description="Execute every program of a Logic-LM program file, score the answers, and "
         "attribute every wrong answer to a translation cause.",
         epilog=PROGRAMS_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("file", help="JSON list or JSONL of records with raw_logic_programs")
-    p.add_argument("--semantics", choices=SEMANTICS, default="standard", help="default standard")
     p.add_argument(
-        "--dataset", choices=("auto", *DATASETS), default="auto", help="default: from the ids"
+        "file", metavar="PROGRAMS", help="JSON list or JSONL of records with raw_logic_programs"
     )
-    p.add_argument("--json", action="store_true", help="print the summary and records as JSON")
+    p.add_argument("--semantics", choices=SEMANTICS, default="standard", help="default standard")
+    add_benchmark(
+        p,
+        ("auto", *DATASETS),
+        aliases=("--dataset",),
+        default="auto",
+        help="the programs' benchmark (alias --dataset); default auto: from the ids",
+    )
+    add_json(p, help="print the summary and records as JSON")
     _add_time_limit(p)
-    p.add_argument("--out", metavar="OUT.jsonl", help="write one record per program as JSONL")
+    add_out(p, metavar="OUT.jsonl", help="write one record per program as JSONL")
     p.set_defaults(func=run_execute_programs)
 
 
@@ -562,11 +599,11 @@ def run_execute_programs(args) -> int:
     from ..progress import progress
     from .program_tables import run_programs
 
-    check_out(args.out)
+    check_out(args.out, inputs=[args.file])
     run = run_programs(
         args.file,
         semantics=args.semantics,
-        dataset=args.dataset,
+        dataset=args.benchmark,
         time_limit=args.time_limit,
         progress=lambda xs: progress(xs, desc=f"execute-programs: {args.semantics}"),
     )
@@ -591,6 +628,16 @@ def run_execute_programs(args) -> int:
     for depth, v in s["per_depth"].items():
         print(f"  depth {depth:5s} n {v['n']:4d}  accuracy {_fmt(v['accuracy'])}")
     print("wrong answers by cause: " + ", ".join(f"{k} {v}" for k, v in s["causes"].items() if v))
+    for failure, n in s["failures"].items():
+        print(f"  not executable: {n:4d}  {failure}")
+    if s["hash_order_dependent"]:
+        shown = ", ".join(s["hash_order_dependent"][:10])
+        more = len(s["hash_order_dependent"]) - 10
+        print(
+            f"  {len(s['hash_order_dependent'])} programs whose outcome in Logic-LM depends on "
+            f"PYTHONHASHSEED (its lexer's set order): {shown}"
+            + (f" and {more} more" if more > 0 else "")
+        )
     for item in s["skipped"]:
         print(f"  skipped {item}")
     return 0

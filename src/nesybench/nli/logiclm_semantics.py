@@ -32,8 +32,11 @@ Rule language (ProofWriter, PrOntoQA; the Pyke path)
    rejects an empty rule file (an *execution error*).
 7. **Forward chaining** to the fixpoint; the truth value is just the last
    argument, so ``P(a, False)`` is an explicit negative fact.  A rule whose
-   conclusion has a variable the conditions do not bind never derives
-   anything.
+   conclusions use a variable its conditions do not bind (``Cold(Gary, True)
+   >>> Smart($x, True)``) is compiled, but the moment its conditions hold
+   Pyke raises ``KeyError('$x not bound')`` and the whole program is an
+   *execution error*; while its conditions never hold the program runs and the
+   rule derives nothing.
 8. **The query** is read with the pattern ``Name(first, rest)``: only the
    predicate and the *first* argument are used, and the value is True only if
    ``rest`` is exactly ``True``.  The solver then looks up two-argument facts
@@ -46,36 +49,19 @@ Rule language (ProofWriter, PrOntoQA; the Pyke path)
    value -> True, else False.  PrOntoQA: equal -> True, anything else
    (including no result) -> False.
 
-Not reproduced: Logic-LM compiles every program into the same folder and
-Pyke decides whether to recompile from file times, so a run can reuse the
-previous program's compiled rules; we compile every program afresh (the
-intended behaviour), and report the difference as a finding.
+Compilation folder: Logic-LM's documented loop (``python models/logic_inference.py``
+from the repository root) clears Pyke's compiled folder ``./models/compiled_krb``
+before every program, so every program is compiled afresh, as here.  Run from
+inside ``models/`` (not documented), the clearing misses the folder and Pyke,
+deciding from file times, may run the previous program's compiled rules: that
+"warm folder" reading is not reproduced (``bench/peers/peer_logiclm.py --cwd models``
+measures it).
 
 FOLIO (the Prover9 path)
 ------------------------
-1. **Sections**: the text between the first ``Premises:`` and the first
-   ``Conclusion:``, one formula a line (a blank line is an unparsable formula),
-   and the first line after ``Conclusion:``.
-2. **Tokens**: operators ``⊕ ∨ ∧ → ↔ ∀ ∃ ¬ ( ) ,`` only (no ASCII forms);
-   apostrophes are deleted; consecutive words of more than one character are
-   glued into one name and every such name gets a capital first letter
-   (``captain america`` -> ``CaptainAmerica``).
-3. **Acceptance grammar** (a context-free grammar, else a *parsing error*):
-   quantifiers only as a prefix of the whole formula (or after a leading
-   ``¬`` or inside parentheses around the whole formula); every atom has
-   arguments (no propositions); no equality, no function terms; ``¬`` before
-   a parenthesis or an atom only.
-4. **Translation to Prover9** (else an *execution error*): all binary
-   connectives have the same precedence and group to the left, so
-   ``A → B ∧ C`` is read ``(A → B) ∧ C``; a quantifier inside parentheses is
-   rejected.
-5. **Free variables**: a name that no quantifier binds and that is a single
-   letter ``u``-``z`` is a Prover9 variable, i.e. universally quantified over
-   its formula; every other free name is a constant.
-6. **Decision**: True if the conclusion is proved (so inconsistent premises
-   answer True), else False if its negation is proved, else Unknown.  We
-   decide with z3 instead of Prover9 (a time limit per call; z3 giving up is
-   an execution error, as Prover9 hitting its limit is in Logic-LM).
+:mod:`nesybench.nli.logiclm_folio`: Logic-LM's nltk grammar, its ply lexer and
+parser (name collisions, error recovery, the hash-order dependence), nltk's
+reader and Prover9's symbol checks and goal closure, decided on z3.
 """
 
 from __future__ import annotations
@@ -86,17 +72,31 @@ from dataclasses import dataclass
 from ..errors import UserError
 from ..reasoning.chainer import forward_chain
 from ..reasoning.terms import Atom, Literal, Rule
+from .programs import Outcome
 
 #: what Logic-LM's answer letters mean
 LETTERS = {"A": "True", "B": "False", "C": "Unknown"}
 
 
-class _Stop(Exception):
-    """A program Logic-LM's solver cannot run: ``kind`` is 'parsing error' or 'execution error'."""
+# the classes of a program Logic-LM's Pyke path cannot run (``Outcome.failure``)
+SECTIONS = "parsing error: no 'Facts:' or 'Rules:' section"
+RULE_LINE = "parsing error: a rule line without exactly one '>>>'"
+COMPILE = "execution error: Pyke cannot compile a fact or rule"
+NO_RULES = "execution error: no rules (Pyke rejects an empty rule file)"
+NO_QUERY = "execution error: no query Logic-LM can read"
+UNBOUND = "execution error: a conclusion's variable is unbound when its rule fires"
+NESTED = "execution error: program nested too deeply"
+FAILURES = (SECTIONS, RULE_LINE, COMPILE, NO_RULES, NO_QUERY, UNBOUND, NESTED)
 
-    def __init__(self, kind: str, why: str):
+
+class _Stop(Exception):
+    """A program Logic-LM's solver cannot run: ``kind`` is 'parsing error' or 'execution error',
+    ``failure`` its class (one of :data:`FAILURES`)."""
+
+    def __init__(self, kind: str, why: str, failure: str | None = None):
         super().__init__(f"{kind}: {why}")
         self.kind = kind
+        self.failure = failure or (COMPILE if kind == "execution error" else SECTIONS)
 
 
 # ---------------------------------------------------------------- Pyke's tokens
@@ -287,13 +287,15 @@ def pyke_sections(program: str) -> PykeProgram:
             rules = [s for s in statements if ">>>" in s]
             facts = [s for s in statements if ">>>" not in s]
     if facts is None:
-        raise _Stop("parsing error", "no 'Facts:' or 'Rules:' section")
+        raise _Stop("parsing error", "no 'Facts:' or 'Rules:' section", SECTIONS)
     kept = tuple(f for f in facts if "$x" not in f)
     parsed_rules = []
     for rule in rules or []:
         parts = rule.split(">>>")
         if len(parts) != 2:
-            raise _Stop("parsing error", f"a rule line without exactly one '>>>': {rule[:60]!r}")
+            raise _Stop(
+                "parsing error", f"a rule line without exactly one '>>>': {rule[:60]!r}", RULE_LINE
+            )
         body = tuple(p.strip() for p in parts[0].strip().split("&&"))
         head = tuple(c.strip() for c in parts[1].strip().split("&&"))
         parsed_rules.append((body, head))
@@ -310,24 +312,35 @@ def run_pyke(program: str, *, dataset: str) -> str:
     facts = [a for line in parsed.facts if (a := _kfb_fact(line)) is not None]
     if not parsed.rules:
         # Pyke's rule compiler rejects an empty rule file.
-        raise _Stop("execution error", "invalid syntax (an empty rule file)")
+        raise _Stop("execution error", "invalid syntax (an empty rule file)", NO_RULES)
     rules = []
+    unbound: dict[Atom, str] = {}  # the probe atom of each rule with an unbound head variable
     for body, head in parsed.rules:
         conditions = [_krb_pattern(p) for p in body]
         conclusions = [_krb_pattern(c) for c in head]
         bound = {t for a in conditions for t in a.args if t.startswith("V_")}
-        for c in conclusions:
-            if {t for t in c.args if t.startswith("V_")} <= bound:
-                rules.append(Rule(c, tuple(Literal(a) for a in conditions)))
+        loose = [t for c in conclusions for t in c.args if t.startswith("V_") and t not in bound]
+        if loose:
+            # rule 7: derives nothing, but Pyke fails once its conditions hold; a fresh
+            # 0-ary probe atom (no predicate name of the program has no "/") records that
+            probe = Atom(f"unbound head {len(unbound)}", ())
+            unbound[probe] = "$" + loose[0][2:]
+            rules.append(Rule(probe, tuple(Literal(a) for a in conditions)))
+            continue
+        rules.extend(Rule(c, tuple(Literal(a) for a in conditions)) for c in conclusions)
     if parsed.query is None:
-        raise _Stop("execution error", "no query ('Query:' missing or repeated)")
+        raise _Stop("execution error", "no query ('Query:' missing or repeated)", NO_QUERY)
     m = _QUERY.match(parsed.query)
     if m is None:
-        raise _Stop("execution error", f"invalid query: {parsed.query[:60]!r}")
+        raise _Stop("execution error", f"invalid query: {parsed.query[:60]!r}", NO_QUERY)
     pred, subject, value_text = m.group(1), m.group(2), m.group(3)
     wanted = value_text == "True"
     goal = _Cursor(_tokens(f"{pred}({subject}, $label)"), rule=True).atom()
     closure = forward_chain(facts, rules)
+    fired = [name for probe, name in unbound.items() if closure.holds(probe)]
+    if fired:
+        why = f"KeyError('{fired[0]} not bound'): a rule's conclusion uses a variable"
+        raise _Stop("execution error", why + " its conditions do not bind, and they hold", UNBOUND)
     results = []
     for atom in closure.atoms:
         if atom.pred != goal.pred:
@@ -348,298 +361,25 @@ def run_pyke(program: str, *, dataset: str) -> str:
     return "True" if result == wanted else "False"
 
 
-# ---------------------------------------------------------------- the Prover9 path (FOLIO)
-_FOL_OPS = ("⊕", "∨", "∧", "→", "↔", "∀", "∃", "¬", "(", ")", ",")
-_BINARY = {"⊕", "∨", "∧", "→", "↔"}
+def run_logiclm(program: str, *, dataset: str, time_limit: float = 10.0) -> Outcome:
+    """The :class:`~nesybench.nli.programs.Outcome` under the ``logic-lm`` semantics (never
+    raises on text)."""
+    if dataset == "folio":
+        from .logiclm_folio import run_folio
 
-
-def fol_tokens(formula: str) -> list[str]:
-    """Step 2 of the FOLIO list: operators and names, glued and capitalised as Logic-LM does."""
-    s = formula
-    for op in _FOL_OPS:
-        s = s.replace(op, f" {op} ")
-    words = [w.replace("'", "") for w in s.split()]
-    words = [w for w in words if w]
-    out: list[str] = []
-    run: list[str] = []
-    for w in words:
-        if len(w) > 1 and w not in _FOL_OPS:
-            run.append(w[0].upper() + w[1:])
-            continue
-        if run:
-            out.append("".join(run))
-            run = []
-        out.append(w)
-    if run:
-        out.append("".join(run))
-    return out
-
-
-def _is_name(tok: str) -> bool:
-    return tok not in _FOL_OPS
-
-
-class _Grammar:
-    """Recognizer of Logic-LM's acceptance grammar over a token list (memoised spans)."""
-
-    def __init__(self, toks: list[str]):
-        self.t = toks
-        self.memo: dict[tuple[str, int, int], bool] = {}
-
-    def _m(self, kind: str, i: int, j: int) -> bool:
-        key = (kind, i, j)
-        if key not in self.memo:
-            self.memo[key] = False  # guards left recursion
-            self.memo[key] = getattr(self, kind)(i, j)
-        return self.memo[key]
-
-    def S(self, i: int, j: int) -> bool:
-        t = self.t
-        if j - i < 1:
-            return False
-        if self._m("F", i, j):
-            return True
-        if t[i] == "¬" and self._m("S", i + 1, j):
-            return True
-        if t[i] == "(" and t[j - 1] == ")" and self._m("S", i + 1, j - 1):
-            return True
-        k = i
-        while k + 1 < j and t[k] in ("∀", "∃") and _is_name(t[k + 1]):
-            k += 2
-            if self._m("F", k, j):
-                return True
-        return False
-
-    def F(self, i: int, j: int) -> bool:
-        t = self.t
-        if j - i < 1:
-            return False
-        if self._m("L", i, j):
-            return True
-        if t[i] == "(" and t[j - 1] == ")" and self._m("F", i + 1, j - 1):
-            return True
-        if (
-            j - i >= 3
-            and t[i] == "¬"
-            and t[i + 1] == "("
-            and t[j - 1] == ")"
-            and self._m("F", i + 2, j - 1)
-        ):
-            return True
-        for k in range(i + 1, j - 1):
-            if t[k] in _BINARY and self._m("F", i, k) and self._m("F", k + 1, j):
-                return True
-        return False
-
-    def L(self, i: int, j: int) -> bool:
-        t = self.t
-        if i < j and t[i] == "¬":
-            i += 1
-        if j - i < 4 or not _is_name(t[i]) or t[i + 1] != "(" or t[j - 1] != ")":
-            return False
-        inner = t[i + 2 : j - 1]
-        if len(inner) % 2 == 0:
-            return False
-        return all((_is_name(tok) if n % 2 == 0 else tok == ",") for n, tok in enumerate(inner))
-
-
-def fol_accepts(formula: str) -> bool:
-    """Whether Logic-LM's acceptance grammar (step 3) accepts ``formula``."""
-    toks = fol_tokens(formula)
-    return bool(toks) and _Grammar(toks).S(0, len(toks))
-
-
-class _Translate:
-    """Step 4: Logic-LM's second parser (equal precedence, left grouping) into our AST."""
-
-    def __init__(self, toks: list[str]):
-        self.t, self.i = toks, 0
-        self.bound: list[str] = []
-
-    def peek(self) -> str | None:
-        return self.t[self.i] if self.i < len(self.t) else None
-
-    def take(self) -> str:
-        tok = self.peek()
-        if tok is None:
-            raise _Stop("execution error", "formula ends early in the Prover9 translation")
-        self.i += 1
-        return tok
-
-    def expr(self):
-        from ..reasoning.fol import Exists, Forall, Not
-
-        tok = self.peek()
-        if tok in ("∀", "∃"):
-            self.take()
-            var = self.take()
-            self.bound.append(var)
-            body = self.expr()
-            self.bound.pop()
-            return Forall(var, body) if tok == "∀" else Exists(var, body)
-        if tok == "¬" and self.i + 1 < len(self.t) and self.t[self.i + 1] in ("¬", "∀", "∃"):
-            self.take()
-            return Not(self.expr())
-        return self.binary()
-
-    def binary(self):
-        from ..reasoning.fol import And, Iff, Implies, Not, Or
-
-        left = self.unit()
-        while self.peek() in _BINARY:
-            op = self.take()
-            right = self.unit()
-            if op == "∧":
-                left = And((left, right))
-            elif op == "∨":
-                left = Or((left, right))
-            elif op == "→":
-                left = Implies(left, right)
-            elif op == "↔":
-                left = Iff(left, right)
-            else:
-                left = Or((And((left, Not(right))), And((Not(left), right))))
-        return left
-
-    def unit(self):
-        from ..reasoning.fol import Not
-
-        tok = self.peek()
-        if tok == "¬" and self.i + 1 < len(self.t) and self.t[self.i + 1] == "(":
-            self.take()
-            return Not(self.paren())
-        if tok == "(":
-            return self.paren()
-        return self.literal()
-
-    def paren(self):
-        self.take()  # "("
-        if self.peek() in ("∀", "∃"):
-            raise _Stop("execution error", "a quantifier inside parentheses (Prover9 translation)")
-        inner = self.binary()
-        if self.take() != ")":
-            raise _Stop("execution error", "unbalanced parentheses (Prover9 translation)")
-        return inner
-
-    def literal(self):
-        from ..reasoning.fol import Const, Not, Pred, Var
-
-        neg = False
-        if self.peek() == "¬":
-            self.take()
-            neg = True
-        name = self.take()
-        if not _is_name(name) or self.take() != "(":
-            raise _Stop("execution error", f"expected an atom at {name!r} (Prover9 translation)")
-        args = []
-        while True:
-            term = self.take()
-            if not _is_name(term):
-                raise _Stop("execution error", f"expected a term, got {term!r}")
-            args.append(Var(term) if term in self.bound else Const(term))
-            sep = self.take()
-            if sep == ")":
-                break
-            if sep != ",":
-                raise _Stop("execution error", f"expected ',' or ')', got {sep!r}")
-        atom = Pred(name, tuple(args))
-        return Not(atom) if neg else atom
-
-
-_FREE_VARIABLE = re.compile(r"^[u-z]$")
-
-
-def _close(formula):
-    """Step 5: universally close the free single-letter names u-z (Prover9 variables)."""
-    from ..reasoning.fol import (
-        And,
-        Const,
-        Exists,
-        Forall,
-        Iff,
-        Implies,
-        Not,
-        Or,
-        Pred,
-        Var,
-    )
-
-    free: list[str] = []
-
-    def walk(f):
-        if isinstance(f, Pred):
-            args = []
-            for a in f.args:
-                if isinstance(a, Const) and _FREE_VARIABLE.match(a.name):
-                    if a.name not in free:
-                        free.append(a.name)
-                    args.append(Var(a.name))
-                else:
-                    args.append(a)
-            return Pred(f.name, tuple(args))
-        if isinstance(f, Not):
-            return Not(walk(f.body))
-        if isinstance(f, (And, Or)):
-            return type(f)(tuple(walk(a) for a in f.args))
-        if isinstance(f, (Implies, Iff)):
-            return type(f)(walk(f.left), walk(f.right))
-        if isinstance(f, (Forall, Exists)):
-            return type(f)(f.var, walk(f.body))
-        return f
-
-    body = walk(formula)
-    for name in reversed(free):
-        body = Forall(name, body)
-    return body
-
-
-def _fol_formula(text: str, what: str):
-    toks = fol_tokens(text)
-    if not toks or not _Grammar(toks).S(0, len(toks)):
-        raise _Stop("parsing error", f"{what} outside Logic-LM's formula grammar: {text[:60]!r}")
-    tr = _Translate(toks)
-    formula = tr.expr()
-    if tr.peek() is not None:
-        raise _Stop("execution error", f"{what}: Prover9 translation stops at {tr.peek()!r}")
-    return _close(formula)
-
-
-def run_prover9_path(program: str, *, time_limit: float) -> str:
-    """Logic-LM's FOLIO answer (True/False/Unknown), decided on z3, or :class:`_Stop`."""
-    from ..reasoning.fol import dual_query
-
+        try:
+            got = run_folio(program, time_limit=time_limit)
+        except RecursionError:
+            return Outcome(None, "execution error: program nested too deeply", None, NESTED)
+        if got.answer is None:
+            return Outcome(None, f"{got.failure} ({got.why})", None, got.failure, got.alternatives)
+        return Outcome(got.answer, "", got.answer, None, got.alternatives)
     try:
-        premises_text = program.split("Conclusion:")[0].split("Premises:")[1].strip()
-        conclusion_text = program.split("Conclusion:")[1].strip()
-    except IndexError:
-        raise _Stop("parsing error", "no 'Premises:' or 'Conclusion:' section") from None
-    premises = [p.split(":::")[0].strip() for p in premises_text.strip().split("\n")]
-    conclusion = conclusion_text.strip().split("\n")[0].split(":::")[0].strip()
-    gamma = [_fol_formula(p, f"premise {k + 1}") for k, p in enumerate(premises)]
-    goal = _fol_formula(conclusion, "the conclusion")
-    # Prover9 as Logic-LM calls it proves c, else proves not-c: read off the shared dual query's
-    # two checks (an inconsistent theory proves both, so it answers True, quirk included)
-    _, with_not_c, with_c = dual_query(gamma, goal, time_limit=time_limit).calls
-    if with_not_c == "unsat":
-        return "True"
-    if with_c == "unsat":
-        return "False"
-    if "unknown" in (with_not_c, with_c):
-        raise _Stop("execution error", f"the solver gave up within {time_limit:g} s")
-    return "Unknown"
-
-
-def run_logiclm(program: str, *, dataset: str, time_limit: float = 10.0):
-    """``(predicted, reason, derived)`` under the ``logic-lm`` semantics (never raises on text)."""
-    try:
-        if dataset == "folio":
-            answer = run_prover9_path(program, time_limit=time_limit)
-        else:
-            answer = run_pyke(program, dataset=dataset)
+        answer = run_pyke(program, dataset=dataset)
     except _Stop as stop:
-        return None, str(stop), None
+        return Outcome(None, str(stop), None, stop.failure)
     except UserError as exc:
-        return None, f"execution error: {exc}", None
+        return Outcome(None, f"execution error: {exc}", None, COMPILE)
     except RecursionError:
-        return None, "execution error: program nested too deeply", None
-    return answer, "", answer
+        return Outcome(None, "execution error: program nested too deeply", None, NESTED)
+    return Outcome(answer, "", answer)

@@ -208,6 +208,7 @@ def score_programs(ctx) -> None:
         "program_causes": ["file", "semantics", "cause"],
         "program_disagreements": ["file", "id"],
         "program_depths": ["file", "semantics", "depth"],
+        "program_failures": ["file", "semantics", "failure"],
     }
     for name, frame in frames.items():
         ctx.write_table(name, frame, key=keys[name])

@@ -129,4 +129,7 @@ def programs(frames: dict, checker) -> None:
     print(
         f"  {len(frames['program_disagreements'])} items answered differently by the two semantics"
     )
-    print_table("step checker vs PrOntoQA's conventions, per corruption kind", checker)
+    print_table(
+        "the step checker's two readings (nesybench, PrOntoQA main), per corruption kind", checker
+    )
+    print_table("why programs do not run (failure classes)", frames["program_failures"])

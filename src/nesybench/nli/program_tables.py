@@ -11,7 +11,10 @@ cause; the table builders turn runs into DataFrames for the report:
   cause explains;
 * :func:`disagreement_table` -- the items on which the two semantics answer
   differently, with what each answers and why;
-* :func:`depth_table` -- accuracy per proof depth of the reference labeler.
+* :func:`depth_table` -- accuracy per proof depth of the reference labeler;
+* :func:`failure_table` -- per file and semantics, how many programs fail in each class
+  (Logic-LM's parsing and execution errors by cause) and how many of them have an outcome
+  that depends on Python's hash order.
 """
 
 from __future__ import annotations
@@ -68,8 +71,9 @@ def run_programs(
     """Read, execute, audit and summarise one program file (see the module docstring).
 
     The summary has the keys of :func:`~nesybench.nli.programs.summarize_executions`
-    plus ``causes`` (cause -> count of wrong answers), ``per_depth`` and
-    ``skipped`` (records that could not be read).
+    plus ``causes`` (cause -> count of wrong answers), ``per_depth``, ``skipped``
+    (records that could not be read), ``failures`` (failure class -> programs) and
+    ``hash_order_dependent`` (ids whose outcome in Logic-LM depends on ``PYTHONHASHSEED``).
     """
     pf = program_file or read_programs(path, dataset=dataset)
     executions = execute_records(
@@ -96,6 +100,12 @@ def run_programs(
             }
     summary["per_depth"] = per_depth
     summary["skipped"] = list(pf.skipped)
+    failures = Counter(e.failure for e in audited if not e.executable)
+    summary["failures"] = {
+        k or "not executable": v for k, v in sorted(failures.items(), key=lambda kv: kv[0] or "")
+    }
+    # Logic-LM's FOLIO lexer: the outcome of these depends on PYTHONHASHSEED
+    summary["hash_order_dependent"] = [e.id for e in audited if e.order_dependent]
     return ProgramRun(
         name or Path(str(path)).name, pf, semantics, tuple(audited), tuple(depths), summary
     )
@@ -186,3 +196,34 @@ def depth_table(runs: Sequence[ProgramRun]):
         for d, v in r.summary["per_depth"].items()
     ]
     return pd.DataFrame(rows, columns=["file", "semantics", "depth", "n", "executable", "accuracy"])
+
+
+#: the failure column of a program that ran
+EXECUTED = "(executed)"
+
+
+def failure_table(runs: Sequence[ProgramRun]):
+    """One row per (file, semantics, failure class): programs, and how many of them Logic-LM
+    may answer otherwise under another ``PYTHONHASHSEED`` (``hash_order``); programs that ran
+    are the ``(executed)`` row, so each file's rows add up to its programs."""
+    import pandas as pd
+
+    rows = []
+    for r in runs:
+        counts: Counter = Counter()
+        hashed: Counter = Counter()
+        for e in r.executions:
+            key = EXECUTED if e.executable else (e.failure or "not executable")
+            counts[key] += 1
+            hashed[key] += e.order_dependent
+        for key in sorted(counts):
+            rows.append(
+                {
+                    "file": r.name,
+                    "semantics": r.semantics,
+                    "failure": key,
+                    "n": counts[key],
+                    "hash_order": hashed[key],
+                }
+            )
+    return pd.DataFrame(rows, columns=["file", "semantics", "failure", "n", "hash_order"])

@@ -39,7 +39,8 @@ Two semantics, chosen by ``semantics=``:
 ``"logic-lm"``
     What Logic-LM's own solver does with the same text (its Pyke path for
     ProofWriter/PrOntoQA, its Prover9 path for FOLIO), quirks included; each
-    quirk is listed in :mod:`nesybench.nli.logiclm_semantics`.
+    quirk is listed in :mod:`nesybench.nli.logiclm_semantics` (Pyke) and
+    :mod:`nesybench.nli.logiclm_folio` (Prover9).
 
 A program that does not parse or fails to run is *not executable*: counted,
 with the reason, never an exception.
@@ -48,6 +49,7 @@ with the reason, never an exception.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import product
@@ -129,6 +131,55 @@ def detect_dataset(record: dict) -> str:
     return "proofwriter"
 
 
+def evidence(record: object) -> str | None:
+    """The dataset a record shows it belongs to, or None when it does not say.
+
+    An id prefix (``FOLIO``/``ProntoQA``/``ProofWriter``) decides; else the program's format
+    (``Premises:`` is FOLIO; ``Query:``/``Facts:``/``Rules:`` is the rule language, PrOntoQA
+    with two options, ProofWriter with three).
+    """
+    if not isinstance(record, dict):
+        return None
+    rid = str(record.get("id", "")).lower()
+    for name in ("folio", "prontoqa", "proofwriter"):
+        if rid.startswith(name):
+            return name
+    programs = record.get("raw_logic_programs")
+    text = programs[0] if isinstance(programs, list) and programs else programs
+    if not isinstance(text, str):
+        return None
+    if "Premises:" in text:
+        return "folio"
+    if any(k in text for k in ("Query:", "Facts:", "Rules:")):
+        options = record.get("options")
+        if isinstance(options, list) and len(options) in (2, 3):
+            return "prontoqa" if len(options) == 2 else "proofwriter"
+    return None
+
+
+def _check_datasets(path, records: list, dataset: str) -> None:
+    """Refuse a file that is not what ``dataset`` says, has no programs, or mixes datasets."""
+    objects = [r for r in records if isinstance(r, dict)]
+    if objects and not any("raw_logic_programs" in r for r in objects):
+        raise UserError(
+            f"{path}: no record has 'raw_logic_programs' (expected Logic-LM's program files: "
+            "records with the question's fields and raw_logic_programs, a list of program texts)"
+        )
+    seen = Counter(e for e in map(evidence, objects) if e is not None)
+    if len(seen) > 1:
+        mix = ", ".join(f"{n} {d}" for d, n in sorted(seen.items()))
+        raise UserError(
+            f"{path}: the records mix datasets ({mix}, by id prefix or program format); "
+            "split the file into one dataset each"
+        )
+    if dataset != "auto" and seen and dataset not in seen:
+        found = next(iter(seen))
+        raise UserError(
+            f"{path}: --benchmark {dataset}, but the records are {found} ({seen[found]} of "
+            f"{len(objects)} by id prefix or program format); pass --benchmark {found} or auto"
+        )
+
+
 def _program_of(record: dict) -> tuple[str | None, str]:
     if "raw_logic_programs" not in record:
         return None, "record has no 'raw_logic_programs'"
@@ -173,7 +224,9 @@ def read_programs(path: str | Path, *, dataset: str = "auto") -> ProgramFile:
     dataset : ``"auto"`` (from the first record, :func:`detect_dataset`) or
         one of :data:`DATASETS`.
 
-    A file that is not JSON, not a list of records, or has no usable record is a
+    A file that is not JSON, not a list of records, has no usable record, has no
+    ``raw_logic_programs`` at all, mixes datasets, or whose records say they belong to
+    another dataset than ``dataset`` (:func:`evidence`) is a
     :class:`~nesybench.errors.UserError`.  A record without an id or a gold
     answer is skipped (and listed); a record without a usable program is kept
     and scored as not executable.
@@ -193,6 +246,7 @@ def read_programs(path: str | Path, *, dataset: str = "auto") -> ProgramFile:
     if Path(path).is_dir():
         raise UserError(f"{path}: is a folder, expected a program file")
     records = load_records(path, what="records with raw_logic_programs")
+    _check_datasets(path, records, dataset)
     if dataset == "auto":
         first = next((r for r in records if isinstance(r, dict)), None)
         if first is None:
@@ -440,6 +494,32 @@ def run_standard(program: RuleProgram, *, dataset: str) -> str:
 
 
 # ---------------------------------------------------------------- executions
+#: the classes of a program the standard semantics cannot run (``Outcome.failure``)
+NO_PROGRAM = "no program"
+OUTSIDE_FORMAT = "not executable: outside the program format"
+TOO_LONG = "not executable: longer than the program cap"
+GAVE_UP = "not executable: the solver gave up within the time limit"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one program gives.
+
+    ``predicted`` is the answer (None when not executable, with ``reason`` and
+    ``failure``, the class of the reason); ``derived`` what the solver said
+    before the dataset's labels were applied (e.g. "Inconsistent");
+    ``alternatives`` the other outcomes (answers or failure classes) the same
+    program has under other hash orders (Logic-LM's FOLIO lexer), empty when
+    the outcome does not depend on the order.
+    """
+
+    predicted: str | None
+    reason: str = ""
+    derived: str | None = None
+    failure: str | None = None
+    alternatives: tuple[str, ...] = ()
+
+
 @dataclass(frozen=True)
 class Execution:
     """What one program gave.
@@ -456,7 +536,13 @@ class Execution:
     reason: str = ""
     derived: str | None = None
     cause: str | None = None
+    failure: str | None = None
+    alternatives: tuple[str, ...] = ()
     extra: dict = field(default_factory=dict, compare=False)
+
+    @property
+    def order_dependent(self) -> bool:
+        return bool(self.alternatives)
 
     @property
     def correct(self) -> bool:
@@ -471,6 +557,8 @@ class Execution:
             "cause": self.cause,
             "reason": self.reason,
             "derived": self.derived,
+            "failure": self.failure,
+            "hash_order_alternatives": list(self.alternatives),
         }
 
 
@@ -481,7 +569,8 @@ def execute_program(
 
     Never raises on the program's text (arbitrary text is a reason, not an
     exception); raises :class:`~nesybench.errors.InputError` only for a bad
-    ``dataset`` or ``semantics``.
+    ``dataset`` or ``semantics``.  :func:`run_program` gives the whole
+    :class:`Outcome`.
 
     >>> prog = "Facts:\\nCold(Bob, True)\\nRules:\\nCold($x, True) >>> Blue($x, True)\\n" \\
     ...        "Query:\\nBlue(Bob, False)"
@@ -490,14 +579,32 @@ def execute_program(
     >>> execute_program("Query:\\nBlue(Bob)", dataset="proofwriter")[:2]
     (None, "an atom needs an argument and a truth value, got 'Blue(Bob)'")
     """
+    out = run_program(program, dataset=dataset, semantics=semantics, time_limit=time_limit)
+    return out.predicted, out.reason, out.derived
+
+
+def run_program(
+    program: object, *, dataset: str, semantics: str = "standard", time_limit: float = 10.0
+) -> Outcome:
+    """Run one program in one semantics (see :func:`execute_program`).
+
+    Both semantics refuse a program longer than :data:`MAX_PROGRAM` characters
+    (one cap; the engines are near-linear in the program's size below it).
+    """
     if dataset not in DATASETS:
         raise InputError(f"dataset must be one of {', '.join(DATASETS)}, got {dataset!r}")
     if semantics not in SEMANTICS:
         raise InputError(f"semantics must be one of {', '.join(SEMANTICS)}, got {semantics!r}")
     if not isinstance(program, str):
-        return None, f"a program must be a text, got {_type_name(program)}", None
+        return Outcome(
+            None, f"a program must be a text, got {_type_name(program)}", None, NO_PROGRAM
+        )
     if not program.strip():
-        return None, "empty program", None
+        return Outcome(None, "empty program", None, NO_PROGRAM)
+    if len(program) > MAX_PROGRAM:
+        return Outcome(
+            None, f"program longer than {MAX_PROGRAM} characters ({len(program)})", None, TOO_LONG
+        )
     if semantics == "logic-lm":
         from .logiclm_semantics import run_logiclm
 
@@ -508,14 +615,12 @@ def execute_program(
         else:
             derived = run_standard(parse_rule_program(program), dataset=dataset)
     except UserError as exc:
-        return None, str(exc), None
+        return Outcome(None, str(exc), None, OUTSIDE_FORMAT)
     except RecursionError:
-        return None, "program nested too deeply", None
+        return Outcome(None, "program nested too deeply", None, OUTSIDE_FORMAT)
     if derived == "Undecided":
-        return None, f"the solver gave up within {time_limit:g} s", derived
-    labels = LABELS[dataset]
-    predicted = derived if derived in labels else derived
-    return predicted, "", derived
+        return Outcome(None, f"the solver gave up within {time_limit:g} s", derived, GAVE_UP)
+    return Outcome(derived, "", derived)
 
 
 # ---------------------------------------------------------------- FOLIO
@@ -565,12 +670,23 @@ def execute_records(
     out: list[Execution] = []
     for rec in items:
         if rec.program is None:
-            out.append(Execution(rec.id, False, None, rec.gold, rec.problem))
+            out.append(Execution(rec.id, False, None, rec.gold, rec.problem, failure=NO_PROGRAM))
             continue
-        predicted, reason, derived = execute_program(
+        o = run_program(
             rec.program, dataset=rec.dataset, semantics=semantics, time_limit=time_limit
         )
-        out.append(Execution(rec.id, predicted is not None, predicted, rec.gold, reason, derived))
+        out.append(
+            Execution(
+                rec.id,
+                o.predicted is not None,
+                o.predicted,
+                rec.gold,
+                o.reason,
+                o.derived,
+                failure=o.failure,
+                alternatives=o.alternatives,
+            )
+        )
     return out
 
 

@@ -13,6 +13,7 @@ from .program_tables import (
     cause_table,
     depth_table,
     disagreement_table,
+    failure_table,
     program_table,
     run_programs,
 )
@@ -55,20 +56,29 @@ def program_frames(runs: list) -> dict[str, pd.DataFrame]:
         "program_causes": cause_table(runs),
         "program_disagreements": pd.concat(disagreements, ignore_index=True),
         "program_depths": depths,
+        "program_failures": failure_table(runs),
     }
 
 
 def checker_examples(root: Path) -> list:
-    """``(id, theory, question atom, gold chain)`` of every vendored PrOntoQA question."""
+    """``(id, theory, question atom, gold chain, gold answer)`` of every vendored PrOntoQA
+    question."""
     records = json.loads((root / CHECKER_GOLD).read_text(encoding="utf-8"))
     return [
-        (r["id"], parse_context(r["context"]), parse_sentence(r["question"]).atom, r["explanation"])
+        (
+            r["id"],
+            parse_context(r["context"]),
+            parse_sentence(r["question"]).atom,
+            r["explanation"],
+            {"A": "True", "B": "False"}[r["answer"]],
+        )
         for r in records
     ]
 
 
 def checker_table(root: Path) -> pd.DataFrame:
-    """Agreement of nesybench's strict/broad verdicts with PrOntoQA's, per corruption kind."""
+    """The step checker's two readings side by side per corruption kind: nesybench's default
+    and PrOntoQA main's (the ``prontoqa`` convention), with how often they agree."""
     return agreement_table(checker_examples(root))
 
 
@@ -83,4 +93,6 @@ def program_metrics(programs: pd.DataFrame, checker: pd.DataFrame) -> dict:
     for r in checker.itertuples(index=False):
         out[f"checker.{r.kind}.strict_agree"] = r.strict_agree
         out[f"checker.{r.kind}.broad_agree"] = r.broad_agree
+        out[f"checker.{r.kind}.prontoqa_strict"] = r.prontoqa_strict
+        out[f"checker.{r.kind}.prontoqa_broad"] = r.prontoqa_broad
     return out

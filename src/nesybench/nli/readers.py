@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
+from ..io import BadLine, json_records, read_input_text
 
 BENCHMARKS = ("prontoqa", "proofwriter", "folio", "logicbench")
 LABELS: dict[str, tuple[str, ...]] = {
@@ -81,10 +82,12 @@ class Question:
 
 @dataclass(frozen=True)
 class Skip:
-    """A record that was not read: where it is and why."""
+    """A record that was not read: where it is, why, and its id when it has a readable one
+    (so a prediction for it can be told apart from a prediction for no question)."""
 
     where: str
     reason: str
+    id: str | None = None
 
     def __str__(self) -> str:
         return f"{self.where}: {self.reason}"
@@ -125,20 +128,9 @@ def _type_name(value: object) -> str:
 
 # ---------------------------------------------------------------- files
 def read_text(path: str | Path) -> str:
-    """A file's text (UTF-8, a leading byte-order mark dropped), or a one-line ``UserError``."""
-    p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except FileNotFoundError:
-        raise UserError(f"{path}: file not found") from None
-    except IsADirectoryError:
-        raise UserError(f"{path}: is a folder, expected a file") from None
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read ({exc.strerror or type(exc).__name__})") from None
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise UserError(f"{path}: cannot read as UTF-8 text (byte {exc.start})") from None
+    """A file's text (UTF-8, a leading byte-order mark dropped, read with the input bound of
+    :func:`nesybench.io.read_input`), or a one-line ``UserError``."""
+    return read_input_text(path)
 
 
 def _loads(text: str) -> Any:
@@ -150,7 +142,7 @@ def _loads(text: str) -> Any:
 
 
 def load_records(path: str | Path, *, what: str = "records") -> list[Any]:
-    """The records of a JSON list or a JSON Lines file.
+    """The records of a JSON list or a JSON Lines file (:func:`nesybench.io.json_records`).
 
     A JSON list (or one JSON object) is read whole; anything else is read as
     JSON Lines, where a line that is not JSON becomes a :class:`BadRecord`
@@ -158,39 +150,8 @@ def load_records(path: str | Path, *, what: str = "records") -> list[Any]:
     which no line is JSON, a top-level JSON that is neither a list nor an
     object, and JSON nested too deeply are errors.
     """
-    text = read_text(path)
-    if not text.strip():
-        raise UserError(f"{path}: empty file (expected a JSON list or JSON Lines of {what})")
-    try:
-        data = _loads(text)
-    except json.JSONDecodeError as exc:
-        if exc.msg == "nested too deeply":
-            raise UserError(f"{path}: JSON nested too deeply to read") from None
-        first_error = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
-    else:
-        if isinstance(data, list):
-            return data
-        if isinstance(data, dict):
-            return [data]
-        raise UserError(
-            f"{path}: expected a JSON list of {what} or JSON Lines, got a JSON {_type_name(data)}"
-        )
-    records: list[Any] = []
-    n_json = 0
-    for lineno, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            records.append(_loads(line))
-            n_json += 1
-        except json.JSONDecodeError as exc:
-            records.append(BadRecord(f"line {lineno} is not JSON ({exc.msg})"))
-    if text.lstrip().startswith("["):
-        # A JSON list that does not parse is a truncated or broken file, not JSON Lines.
-        raise UserError(f"{path}: not valid JSON ({first_error})")
-    if n_json == 0:
-        raise UserError(f"{path}: not JSON or JSON Lines ({first_error})")
-    return records
+    _, items = json_records(read_text(path), source=path, what=what)
+    return [BadRecord(str(r)) if isinstance(r, BadLine) else r for _, r in items]
 
 
 # ---------------------------------------------------------------- labels
@@ -310,6 +271,17 @@ def _folio(record: Any, index: int) -> Question:
     )
 
 
+def _readable_id(record: Any, benchmark: str) -> str | None:
+    """The id of a record that could not be read, when it has one."""
+    if not isinstance(record, dict):
+        return None
+    keys = ("example_id", "id") if benchmark == "folio" else ("id",)
+    try:
+        return record_id(record, keys, -1) if any(k in record for k in keys) else None
+    except BadRecord:
+        return None
+
+
 def _read_flat(path: str | Path, benchmark: str) -> Benchmark:
     records = load_records(path, what=f"{benchmark} questions")
     questions: list[Question] = []
@@ -327,7 +299,7 @@ def _read_flat(path: str | Path, benchmark: str) -> Benchmark:
             if q.id in first_at:
                 raise BadRecord(f"duplicate id {q.id!r} (first at record {first_at[q.id]})")
         except BadRecord as exc:
-            skipped.append(Skip(where, str(exc)))
+            skipped.append(Skip(where, str(exc), _readable_id(record, benchmark)))
             continue
         first_at[q.id] = index
         questions.append(q)
@@ -405,7 +377,7 @@ def _read_logicbench(path: str | Path) -> Benchmark:
                     if qid in seen:
                         raise BadRecord(f"duplicate id {qid!r} (first at {seen[qid]})")
                 except BadRecord as exc:
-                    skipped.append(Skip(pwhere, str(exc)))
+                    skipped.append(Skip(pwhere, str(exc), f"{logic}/{axiom}/{sid}/{p_index}"))
                     continue
                 seen[qid] = pwhere
                 questions.append(

@@ -260,6 +260,7 @@ def programs_section(loader) -> list[Block]:
     causes = loader.table("score", "program_causes")
     disagreements = loader.table("score", "program_disagreements")
     checker = loader.table("score", "checker_agreement")
+    failures = loader.table("score", "program_failures")
     per_file = disagreements.groupby("file").size().to_dict()
     both = programs.pivot(index="file", columns="semantics", values="accuracy")
     solver = "; ".join(
@@ -289,15 +290,31 @@ def programs_section(loader) -> list[Block]:
             wide,
         ),
         Table(
+            "Why programs do not run, per file and semantics (Logic-LM's parsing and execution "
+            "errors by cause; `hash_order`: programs Logic-LM may answer otherwise under another "
+            "PYTHONHASHSEED)",
+            failures,
+            note="FOLIO under `logic-lm`: Logic-LM's nltk grammar, its ply lexer (a predicate "
+            "name equal to or a prefix of a constant's leaves nothing, or silently the last part "
+            "of the formula), nltk's reader and Prover9's symbol checks (a capitalised constant "
+            "beside a predicate of the same name is a symbol with two arities); the classes are "
+            "listed in `docs/nli.md`. Prover9's 10 s limit and Logic-LM's 60 s parse alarm "
+            "depend on the machine and are not modelled.",
+        ),
+        Table(
             "Items the two semantics answer differently",
             disagreements[["file", "id", "gold", "standard", "logic_lm", "standard_reason"]],
         ),
         Table(
-            "The step checker against PrOntoQA's evaluator conventions, per corruption of the "
-            "vendored gold chains (share of chains on which both checkers give the same verdict)",
+            "The step checker's two readings side by side, per corruption of the vendored gold "
+            "chains: nesybench's default (strict: valid, linear, the last step decides; broad: "
+            "skips and non-atomic steps allowed) and PrOntoQA main's evaluator "
+            "(`--conventions prontoqa`), with the share of chains on which they agree",
             checker,
-            note="Every difference is a deliberate convention named in "
-            "`nesybench.nli.prontoqa_eval`: stated rules, an unused bad step, step order.",
+            note="Every difference is a rule listed in `docs/nli.md` and "
+            "`nesybench.nli.prontoqa_eval`: off-path and repeated steps, stated rules, unused "
+            "bad steps, reaching the conclusion anywhere, order, restated premises. The "
+            "`prontoqa` reading is pinned against PrOntoQA's own evaluator.",
         ),
     ]
 

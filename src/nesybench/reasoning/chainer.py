@@ -468,9 +468,18 @@ def _saturate(
     (``stated`` maps a rewritten rule back to the rule as the program states it).
     """
     wave, delta_lo = first_wave, 0
+    # Semi-naive: a rule none of whose positive literals has a predicate with atoms in the last
+    # wave derives nothing and probes nothing, so only the rules reading a changed predicate are
+    # fired (in program order); a chain of n rules costs O(n) rule firings, not O(n^2).
+    readers: dict[str, list[int]] = {}
+    for k, rule in enumerate(rules):
+        for pred in dict.fromkeys(lit.atom.pred for lit in rule.body if lit.positive):
+            readers.setdefault(pred, []).append(k)
+    active: Sequence[int] = range(len(rules))
     while True:
-        added = False
-        for rule in rules:
+        changed: set[str] = set()
+        for k in active:
+            rule = rules[k]
             for head, binding in _fire(
                 rule,
                 store,
@@ -481,7 +490,7 @@ def _saturate(
                 counter=counter,
             ):
                 if store.add(head, wave):
-                    added = True
+                    changed.add(head.pred)
                     if support is not None:
                         positives, negatives = _split(rule)
                         support[head] = (
@@ -489,8 +498,10 @@ def _saturate(
                             tuple(substitute(p, binding) for p in positives),
                             tuple(substitute(n, binding) for n in negatives),
                         )
-        if not added:
+        if not changed:
             return wave
+        if strategy == "semi-naive":
+            active = sorted({k for pred in changed for k in readers.get(pred, ())})
         delta_lo, wave = wave, wave + 1
 
 

@@ -527,7 +527,11 @@ class DualQuery:
 
 
 def dual_query(
-    premises: Iterable[Formula], conclusion: Formula, *, time_limit: float = 10.0
+    premises: Iterable[Formula],
+    conclusion: Formula,
+    *,
+    time_limit: float = 10.0,
+    negation: Formula | None = None,
 ) -> DualQuery:
     """The three-way label of ``conclusion`` under ``premises``, decided by z3.
 
@@ -536,6 +540,9 @@ def dual_query(
     premises : formulas (their conjunction is the theory).
     conclusion : the formula to label.
     time_limit : seconds allowed to each of the three solver calls (> 0).
+    negation : the formula whose entailment answers False (default ``¬conclusion``).  A
+        prover that closes each goal on its own (Prover9) refutes ``P(x)`` by proving
+        ``∀x ¬P(x)``, not ``¬∀x P(x)``; pass that closure here.
 
     Notes
     -----
@@ -560,7 +567,12 @@ def dual_query(
 
     premises = list(premises)
     ctx = z3.Context()
-    *gamma, c = to_z3([*premises, conclusion], ctx=ctx)
+    if negation is None:
+        *gamma, c = to_z3([*premises, conclusion], ctx=ctx)
+        refuted = c  # Γ ∧ c unsatisfiable: Γ ⊨ ¬c
+    else:
+        *gamma, c, n = to_z3([*premises, conclusion, negation], ctx=ctx)
+        refuted = z3.Not(n)  # Γ ∧ ¬n unsatisfiable: Γ ⊨ n
     solver = z3.Solver(ctx=ctx)
     solver.set("timeout", max(1, int(time_limit * 1000)))
     for g in gamma:
@@ -581,7 +593,7 @@ def dual_query(
     if alone == "unsat":
         return DualQuery("Inconsistent", (alone, "unsat", "unsat"), time.perf_counter() - start)
     with_not_c = check(z3.Not(c))
-    with_c = check(c)
+    with_c = check(refuted)
     seconds = time.perf_counter() - start
     calls = (alone, with_not_c, with_c)
     if with_not_c == "unsat" and with_c == "unsat":

@@ -10,8 +10,9 @@ from __future__ import annotations
 import argparse
 import math
 
+from ..cli_args import add_bins, add_command, add_json, add_out, check_out, examples, write_out
 from ..errors import UserError
-from ..io import atomic_write_text, dumps_json
+from ..io import dumps_json
 
 # Kept literal so that building the parser imports no engine; a test checks them against
 # nesybench.counting.EXTRACTORS / METHODS.
@@ -29,28 +30,28 @@ categorical concepts as values joined by ':', e.g. 3:5 (concept 1 first).  FORMU
 '(x1 | x2 | x3) & (x2 | x3 | ~x1)'.  --knowledge-table FILE: CSV or Parquet with columns
 c1..ck (integers) and y (any label), every state exactly once.
 
-Example:
-  nesybench count --knowledge xor --k 2 --support 00,01,10            # 32
-  nesybench count --knowledge xor --k 4 --support-frac 1 --extractor disentangled   # 192
-  nesybench count --knowledge sum --domains 10,10 --support-frac 1 --extractor shared   # 1
-  nesybench count --knowledge sum --domains 10,10 --support 0:6,6:0,1:5,5:1 --extractor \\
-      disentangled --json
-  nesybench count --knowledge-table my_k.csv --support-file seen.csv --extractor joint
-
 The exact searches refuse work past a budget, naming the option that lifts it
 (--max-subproblems, --max-states; 0 = no limit).
-"""
+
+""" + examples(
+    "nesybench count --knowledge xor --k 2 --support 00,01,10            # 32",
+    "nesybench count --knowledge xor --k 4 --support-frac 1 --extractor disentangled   # 192",
+    "nesybench count --knowledge sum --domains 10,10 --support-frac 1 --extractor shared   # 1",
+    "nesybench count --knowledge sum --domains 10,10 --support 0:6,6:0,1:5,5:1 --extractor \\",
+    "    disentangled --json",
+    "nesybench count --knowledge-table my_k.csv --support-file seen.csv --extractor joint",
+)
 
 PLAN_EXAMPLE = """
 Greedy: each pick is the observed state whose concept label leaves the fewest optima
 (N_opt recounted for every candidate); the exact optimum (every subset) is reported when
 at most --exact-max-subsets subsets need trying, so the greedy gap is visible.
 
-Example:
-  nesybench plan-supervision --knowledge sum --domains 10,10 --support-frac 1 --budget 2
-  nesybench plan-supervision --knowledge xor --k 3 --support 000,011,101 --budget 2 \\
-      --extractor disentangled --json
-"""
+""" + examples(
+    "nesybench plan-supervision --knowledge sum --domains 10,10 --support-frac 1 --budget 2",
+    "nesybench plan-supervision --knowledge xor --k 3 --support 000,011,101 --budget 2 \\",
+    "    --extractor disentangled --json",
+)
 
 
 def register(subparsers) -> None:
@@ -112,7 +113,9 @@ def _add_budget_arguments(parser) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="budget of the exact searches (default about a minute of work; 0 = no limit)",
+        help="budget of the exact searches and of a plan's recounts (default 600,000 "
+        "sub-problems, from seconds to minutes of work; refused at once where estimated; "
+        "0 = no limit)",
     )
     parser.add_argument(
         "--max-states",
@@ -121,16 +124,24 @@ def _add_budget_arguments(parser) -> None:
         metavar="N",
         help="largest state table the exact searches build (default 2^22; 0 = no limit)",
     )
+    parser.add_argument(
+        "--max-memory",
+        type=int,
+        default=None,
+        metavar="MB",
+        help="memory the exact searches may hold, estimated before it is allocated (default "
+        "1024 MB; 0 = no limit)",
+    )
 
 
 def _add_count(subparsers) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "count",
         help="count the optima N_opt (label-preserving relabelings) of a knowledge on a support",
         description="N_opt = #{alpha : K(alpha(g)) = K(g) for every observed g}; reasoning "
         "shortcuts = N_opt - 1.",
         epilog=COUNT_EXAMPLE,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_task_arguments(parser)
     parser.add_argument(
@@ -165,20 +176,23 @@ def _add_count(subparsers) -> None:
         help="ApproxMC failure probability (approx method); default 0.2",
     )
     _add_budget_arguments(parser)
-    parser.add_argument(
-        "--dimacs", metavar="FILE.cnf", help="also write the DIMACS formula that was model-counted"
+    add_out(
+        parser,
+        flag="--dimacs",
+        metavar="FILE.cnf",
+        help="also write the DIMACS formula that was model-counted",
     )
-    parser.add_argument("--json", action="store_true", help="print one JSON record instead of text")
+    add_json(parser, help="print one JSON record instead of text")
     parser.set_defaults(func=run_count)
 
 
 def _add_plan_supervision(subparsers) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "plan-supervision",
         help="choose which observed states to give concept labels to (greedy, N_opt per pick)",
         description="Which B observed states to label so that the fewest optima remain.",
         epilog=PLAN_EXAMPLE,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_task_arguments(parser)
     parser.add_argument(
@@ -198,7 +212,7 @@ def _add_plan_supervision(subparsers) -> None:
         help="try every subset for the exact optimum while at most N subsets (0 = never)",
     )
     _add_budget_arguments(parser)
-    parser.add_argument("--json", action="store_true", help="print one JSON record instead of text")
+    add_json(parser, help="print one JSON record instead of text")
     parser.set_defaults(func=run_plan_supervision)
 
 
@@ -243,7 +257,7 @@ def _check_number(name: str, value, low, high, *, low_open=False, high_open=Fals
 def _check_common(args) -> None:
     if not 0 <= args.seed <= MAX_SEED:
         raise UserError(f"--seed: must be an integer in [0, 2^63), got {args.seed}")
-    for name in ("max_subproblems", "max_states"):
+    for name in ("max_subproblems", "max_states", "max_memory"):
         value = getattr(args, name, None)
         if value is not None and value < 0:
             raise UserError(f"--{name.replace('_', '-')}: must be >= 0 (0 = no limit), got {value}")
@@ -306,6 +320,8 @@ def _task_of(args):
             raise UserError("--support: expected at least one state, got ''")
     elif args.support_file is not None:
         support = _support_file(args.support_file, dims)
+    elif args.support_frac == 1:
+        support = None  # every state, without writing 10^6 state strings out and back
     else:
         # the generator's support for this knowledge (its own stream: tasks.support_stream)
         from .tasks import support_stream
@@ -313,20 +329,13 @@ def _task_of(args):
         binary = args.knowledge_table is None and all(d == 2 for d in dims)
         stream = support_stream(knowledge) if binary else ()
         support = list(support_states(dims, args.support_frac, seed=args.seed, stream=stream))
-    return CountingTask(knowledge, tuple(support), tuple(_csv_states(args.supervised)))
+    supervised = tuple(_csv_states(args.supervised))
+    return CountingTask(knowledge, None if support is None else tuple(support), supervised)
 
 
-def _check_output(path: str) -> None:
-    from pathlib import Path
-
-    target = Path(path)
-    if target.is_dir():
-        raise UserError(f"--dimacs: {path} is a directory, expected a file path")
-    for parent in target.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise UserError(f"--dimacs: {parent} is a file, so {path} cannot be created")
-            break
+def _memory_bytes(args) -> int | None:
+    """``--max-memory`` MB as bytes (None: the engines' default; 0: no limit)."""
+    return None if args.max_memory is None else args.max_memory * 2**20
 
 
 # ---- count ----------------------------------------------------------------------
@@ -338,8 +347,7 @@ def run_count(args: argparse.Namespace) -> int:
     if args.method == "approx":
         _check_number("--epsilon", args.epsilon, 0, MAX_EPSILON, low_open=True)
         _check_number("--delta", args.delta, 0, 1, low_open=True, high_open=True)
-    if args.dimacs:
-        _check_output(args.dimacs)
+    check_out(args.dimacs, inputs=[args.knowledge_table, args.support_file], flag="--dimacs")
     task = _task_of(args)
     if args.dimacs and not task.is_binary:
         raise UserError(
@@ -356,6 +364,7 @@ def run_count(args: argparse.Namespace) -> int:
         seed=args.seed,
         max_subproblems=args.max_subproblems,
         with_dimacs=bool(args.dimacs),
+        max_memory=_memory_bytes(args),
         **({} if args.max_states is None else {"max_states": args.max_states}),
     )
     if args.dimacs:
@@ -364,10 +373,7 @@ def run_count(args: argparse.Namespace) -> int:
                 f"--dimacs: method {result.method} ({result.engine}) counts no DIMACS formula "
                 "here; use binary xor/CNF knowledge with --method factored, exact or approx"
             )
-        try:
-            atomic_write_text(args.dimacs, result.dimacs)
-        except OSError as exc:
-            raise UserError(f"--dimacs: cannot write {args.dimacs} ({exc.strerror})") from None
+        write_out(args.dimacs, result.dimacs, flag="--dimacs")
     record = result.to_json()
     if args.json:
         print(dumps_json(record), end="")
@@ -420,6 +426,8 @@ def run_plan_supervision(args: argparse.Namespace) -> int:
         raise UserError(f"--budget: must be >= 1, got {args.budget}")
     task = _task_of(args)
     options = {} if args.max_subproblems is None else {"max_subproblems": args.max_subproblems}
+    if args.max_memory is not None:
+        options["max_memory"] = _memory_bytes(args)
     plan = plan_supervision(
         task,
         args.budget,
@@ -455,11 +463,11 @@ def run_plan_supervision(args: argparse.Namespace) -> int:
 # ---- score-concepts: the concept panel on a user's own model ----
 
 SCORE_CONCEPTS_EXAMPLE = """
-CONCEPTS.parquet: one row per (point, concept) with columns
+CONCEPTS (Parquet): one row per (point, concept) with columns
   point int64, concept int64 (0-based, no gaps), gold int64 (gold value index),
   probs list<double> (probability of each value, at least 2; concept j's values are
   0..len(probs)-1; each row sums to 1)
-LABELS.parquet or .csv (optional): one row per point: point, y_true, y_pred (int64); with
+LABELS (Parquet or CSV, optional): one row per point: point, y_true, y_pred (int64); with
   --outputs a,b: point, y_true_a, y_pred_a, y_true_b, y_pred_b (several label outputs).
 
 Metrics: AccC and exact-match AccC, macro F1(C), Cls(C) against the joint states the gold
@@ -471,10 +479,10 @@ significant), and AccY (per output and exact match with --outputs) when labels a
 ECE bins: [b/B, (b+1)/B), last closed (default) or (b/B, (b+1)/B] (--bins-right-closed,
 rsbench's and scikit-learn's convention).
 
-Example:
-  nesybench score-concepts my_concepts.parquet --labels my_labels.parquet --json
-  nesybench score-concepts kand.parquet --group shape=0,2,4 --group colour=1,3,5
-"""
+""" + examples(
+    "nesybench score-concepts my_concepts.parquet --labels my_labels.parquet --json",
+    "nesybench score-concepts kand.parquet --group shape=0,2,4 --group colour=1,3,5",
+)
 
 GROUP_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
 
@@ -497,19 +505,6 @@ def _group(text: str) -> tuple[str, list[int]]:
     return name, idx
 
 
-def _score_bins(text: str) -> int:
-    from ..metrics import MAX_BINS
-
-    try:
-        value = int(text)
-    except ValueError:
-        value = None
-    if value is None or not 1 <= value <= MAX_BINS:
-        shown = text if len(text) <= 20 else text[:17] + "..."
-        raise argparse.ArgumentTypeError(f"must be an integer in [1, {MAX_BINS}], got {shown!r}")
-    return value
-
-
 def _output_names(text: str) -> list[str]:
     names = [n.strip() for n in text.split(",")]
     if not all(n and set(n) <= GROUP_NAME_CHARS for n in names) or len(set(names)) != len(names):
@@ -521,22 +516,24 @@ def _output_names(text: str) -> list[str]:
 
 
 def _add_score_concepts(subparsers) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "score-concepts",
         help="score your model's concept predictions: AccC, F1(C), Cls(C), ECE(C), occurrence "
         "(and AccY)",
         description="The concept-quality panel (spec ch06) on your own model's per-concept "
         "probabilities.",
         epilog=SCORE_CONCEPTS_EXAMPLE,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "concepts",
-        metavar="CONCEPTS.parquet",
-        help="per-(point, concept) gold values and probabilities",
+        metavar="CONCEPTS",
+        help="Parquet: per-(point, concept) gold values and probabilities",
     )
     parser.add_argument(
-        "--labels", metavar="LABELS.parquet", help="optional per-point y_true / y_pred, adds AccY"
+        "--labels",
+        metavar="LABELS",
+        help="optional Parquet/CSV of per-point y_true / y_pred: adds AccY",
     )
     parser.add_argument(
         "--outputs",
@@ -554,16 +551,14 @@ def _add_score_concepts(subparsers) -> None:
         help="a named group of concepts whose collapse is measured on its joint states "
         "(repeatable)",
     )
-    parser.add_argument(
-        "--bins", type=_score_bins, default=10, help="ECE bins, 1 to 10000 (default 10)"
-    )
+    add_bins(parser, help="ECE bins")
     parser.add_argument(
         "--bins-right-closed",
         action="store_true",
         help="ECE bins (b/B, (b+1)/B] as rsbench and scikit-learn (default: [b/B, (b+1)/B), "
         "last closed)",
     )
-    parser.add_argument("--json", action="store_true", help="print one JSON record instead of text")
+    add_json(parser, help="print one JSON record instead of text")
     parser.set_defaults(func=run_score_concepts)
 
 
