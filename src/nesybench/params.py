@@ -178,6 +178,9 @@ def _describe(error) -> str:
         extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
         allowed = ", ".join(sorted(error.schema.get("properties", {})))
         return f"{path} has unknown key {extra[0] if extra else '?'}; allowed keys: {allowed}"
+    if kind == "maxItems" and v == 0:
+        why = error.schema.get("description")
+        return f"{path} must be empty{f' ({why})' if why else ''}, got {got}"
     if kind in ("minItems", "maxItems"):
         bound = "at least" if kind == "minItems" else "at most"
         return f"{path} must have {bound} {v} items, got {len(error.instance)}"
@@ -324,7 +327,37 @@ def validate_params(params: Any, *, schema_dir: Path, source: str = "params.yaml
         raise UserError(f"{source}: {_describe(error)}")
     _check_references(params, schema_dir, source)
     _check_files(params, schema_dir, source)
+    _check_knob_levels(params, validator, source)
     return params
+
+
+def _check_knob_levels(params: dict, validator: Draft202012Validator, source: str) -> None:
+    """Every ``<instrument>.knobs`` path names a scalar of its section, and every declared
+    level is a value the schema accepts there (checked by validating params with it set)."""
+    import copy
+
+    for instrument, section in params.items():
+        declared = section.get("knobs") if isinstance(section, dict) else None
+        for path, spec in (declared or {}).items():
+            value = _lookup(section, path)
+            if value is None or isinstance(value, (dict, list)):
+                raise UserError(
+                    f"{source}: {instrument}.knobs: {path} must name a single value of the "
+                    f"{instrument} section, got {json.dumps(value, default=str)}"
+                )
+            for i, level in enumerate(spec.get("levels", [])):
+                trial = copy.deepcopy(params)
+                node = trial[instrument]
+                *parents, last = path.split(".")
+                for part in parents:
+                    node = node[part]
+                node[last] = level
+                errors = list(validator.iter_errors(trial))
+                if errors:
+                    error = max(errors, key=lambda e: len(e.absolute_path))
+                    raise UserError(
+                        f"{source}: {instrument}.knobs.{path}.levels[{i}]: {_describe(error)}"
+                    )
 
 
 def load_params(path: str | Path = "params.yaml") -> dict:
@@ -334,10 +367,10 @@ def load_params(path: str | Path = "params.yaml") -> dict:
     return validate_params(params, schema_dir=schema_dir_for(path), source=str(path))
 
 
-# Keys of an instrument section that only the sweep's aggregate reads: a per-seed job's
-# params (and so its cache key under both runners) leave them out, so growing n_seeds or
-# moving a claim threshold reruns no finished seed.
-SWEEP_KEYS = ("n_seeds", "claims", "exhibit")
+# Keys of an instrument section that only the sweep's aggregates read: a per-seed job's
+# params (and so its cache key under both runners) leave them out, so growing n_seeds,
+# moving a claim threshold or adding a sensitivity level reruns no finished seed.
+SWEEP_KEYS = ("n_seeds", "claims", "exhibit", "knobs", "chapter")
 
 
 def job_params(section: dict, job: Any) -> dict:

@@ -5,7 +5,7 @@ job gathers their one-row summaries into a table (a ``seed`` column, one column 
 and per claim) and hands it to this module:
 
 * :func:`distribution_table` -- per metric, the mean over seeds, the standard deviation and a
-  percentile-bootstrap interval of the mean (resampling seeds, seeded by name);
+  percentile-bootstrap interval of the mean (resampling the same seeds for every metric);
 * :func:`claim_table` -- per directional claim of the chapter, on how many seeds it holds,
   the rate with a Wilson interval, the threshold declared in params.yaml and the verdict.
   :func:`check_claims` fails the run on an enforced claim below its threshold; a claim that
@@ -78,8 +78,9 @@ def bootstrap_mean_interval(
 ) -> tuple[float, float]:
     """Percentile-bootstrap interval of the mean of ``values`` (seeds resampled with replacement).
 
-    The resampling stream is named after the metric, so intervals are reproducible and
-    independent of the order metrics are summarised in.
+    The resampling stream is named by ``name`` (not by the order of the calls), so intervals
+    are reproducible; callers name it after what is resampled (a table, a table row), so
+    columns resampled together see the same seeds and equal columns get equal intervals.
 
     >>> bootstrap_mean_interval(np.array([1.0, 1.0, 1.0]), name="x")
     (1.0, 1.0)
@@ -122,11 +123,15 @@ def seed_statistics(values, *, name: str) -> dict:
 
 
 def distribution_table(summary: pd.DataFrame, metrics: Sequence[Metric]) -> pd.DataFrame:
-    """One row per metric: mean, sd, 95% bootstrap interval of the mean, min, max, n_seeds."""
+    """One row per metric: mean, sd, 95% bootstrap interval of the mean, min, max, n_seeds.
+
+    Every metric resamples the same seeds (one stream for the table), so two metrics with the
+    same per-seed values get the same interval.
+    """
     _check_summary(summary, [m.name for m in metrics])
     rows = []
     for order, m in enumerate(metrics):
-        stats = seed_statistics(summary[m.name].to_numpy(dtype=float), name=m.name)
+        stats = seed_statistics(summary[m.name].to_numpy(dtype=float), name="distribution")
         if stats["n_seeds"] == 0:
             raise InputError(f"sweep summary: metric {m.name!r} has no finite value on any seed")
         rows.append({"order": order, "metric": m.name, "label": m.label, **stats})

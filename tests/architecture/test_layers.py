@@ -36,6 +36,7 @@ LAYERS = {
     "runlock": 2,
     "workflow_code": 2,
     "sweep": 2,
+    "sensitivity": 2,
     "stages": 2,
     "cli_args": 2,
     "report": 2,

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from nesybench.axes.bank import (
     LAYERS,
@@ -108,3 +109,28 @@ def test_label_theory_depth_with_negated_condition():
         (True, False, True),
         (True, True, False),
     ]
+
+
+def test_one_layer3_head_gives_the_chapters_depth_mix_and_leaves_depths_0_2_alone():
+    """The chapter's bank: 804 / 352 / 280 / 64 of 1,500 (4.3% at depth 3).  Two layer-3 heads
+    (the former bank) put 204 of seed 0's 1,520 questions at depth 3; one head keeps depths
+    0-2 question for question and halves depth 3."""
+    from nesybench.axes.bank import bank_layers
+
+    assert sorted(bank_layers(BankConfig(layer3_heads=2))) == sorted(LAYERS)
+    assert sum(layer == 3 for layer in bank_layers(BankConfig()).values()) == 1
+    counts = {}
+    for heads in (1, 2):
+        _, q, _ = build_bank(BankConfig(layer3_heads=heads), seed=0)
+        ev = q[q["split"] == "eval"]
+        counts[heads] = ev.groupby("depth").size().to_dict()
+        if heads == 1:
+            shallow = ev[ev["depth"] < 3].drop(columns="qid").reset_index(drop=True)
+        else:
+            other = ev[ev["depth"] < 3].drop(columns="qid").reset_index(drop=True)
+    assert counts[2] == {0: 760, 1: 296, 2: 260, 3: 204}
+    assert counts[1] == {0: 760, 1: 296, 2: 260, 3: 88}
+    assert shallow.equals(other)
+    assert 0.03 < 88 / sum(counts[1].values()) < 0.07
+    with pytest.raises(ValueError, match="layer3_heads"):
+        bank_layers(BankConfig(layer3_heads=3))

@@ -18,10 +18,15 @@ N_SEEDS = 2
 SEED_STAGES = ("generate", "train", "score")
 
 
+VARIANT = "bank.layer3_heads=2"  # the bank of two layer-3 heads, measured beside the default
+
+
 def _make_root(tmp: Path, edit=None) -> Path:
-    """A scratch root with the repository's params (axes.n_seeds = 2) and schemas."""
+    """A scratch root with the repository's params (axes.n_seeds = 2, one bank knob level)
+    and schemas."""
     params = yaml.safe_load((REPO / "params.yaml").read_text())
     params["axes"]["n_seeds"] = N_SEEDS
+    params["axes"]["knobs"]["bank.layer3_heads"]["levels"] = [2]
     if edit:
         edit(params["axes"])
     tmp.mkdir(parents=True, exist_ok=True)
@@ -30,8 +35,12 @@ def _make_root(tmp: Path, edit=None) -> Path:
     return tmp
 
 
-def _run(root: Path, stage: str, step: str | None = None, seed: int | None = None) -> int:
+def _run(
+    root: Path, stage: str, step: str | None = None, seed: int | None = None, variant=None
+) -> int:
     argv = ["axes", *([step] if step else []), "--params", str(root / "params.yaml")]
+    if variant is not None:
+        argv += ["--arg", f"variant={variant}"]
     if seed is not None:
         argv += ["--arg", f"seed={seed}"]
     return run_stage(stage, argv)
@@ -50,6 +59,9 @@ def _run_sweep(root: Path) -> None:
     _run_seeds(root)
     assert _run(root, "score", "gadgets") == 0
     assert _run(root, "score", "aggregate") == 0
+    for seed in range(N_SEEDS):
+        assert _run(root, "score", "variant", seed, variant=VARIANT) == 0
+    assert _run(root, "score", "sensitivity") == 0
 
 
 @pytest.fixture(scope="module")
@@ -210,7 +222,8 @@ def _aggregate_root(root: Path, tmp: Path, edit) -> Path:
     other = _make_root(tmp, edit)
     shutil.copytree(root / "data", other / "data")
     for path in (other / "data" / "score" / "axes").glob("*.*"):
-        path.unlink()
+        if path.is_file():  # the aggregates' files; a variant-<knob>=<level>/ folder stays
+            path.unlink()
     return other
 
 
@@ -237,6 +250,39 @@ def test_an_unenforced_claim_below_its_rate_is_a_finding(root, tmp_path):
     assert claims.loc["soft_deep_near_chance", "failing_seeds"] == "0,1"
     m = read_json(other / "data/score/axes/metrics_aggregate.json")
     assert m["score.soft_depth_deepest.claim_rate"] == 0.0
+
+
+def test_the_bank_variant_is_the_default_run_at_the_default_level(root):
+    """bank_summary, run at the default params, gives the default run's bank numbers."""
+    from nesybench.axes.sensitivity import bank_summary
+
+    section = load_params(root / "params.yaml")["axes"]
+    for seed in range(N_SEEDS):
+        ours = bank_summary(section, seed)
+        main = read_parquet(root / f"data/score/axes/seed-{seed}/summary.parquet")
+        shared = [c for c in ours.columns if c in main.columns]
+        assert len(shared) > 15
+        assert ours[shared].equals(main[shared]), seed
+
+
+def test_the_layer3_knob_moves_only_depth_3(root):
+    from nesybench.axes.bank import MAX_LAYER
+
+    table = read_parquet(root / "data/score/axes/sensitivity.parquet")
+    assert set(table["setting"]) == {"default", VARIANT}
+    # the grid's claim is judged at the default only: the bank knobs do not reach the grid
+    grid = table[table["claim"] == "grid_distractors_move_soft"]
+    assert grid["setting"].tolist() == ["default"]
+    mixture = read_parquet(root / "data/score/axes/sensitivity_mixture.parquet")
+    share = mixture[mixture["metric"] == "depth_share_3"].set_index("setting")["mean"]
+    assert share[VARIANT] > 1.5 * share["default"]
+    for seed in range(N_SEEDS):
+        two = read_parquet(
+            root / f"data/score/axes/variant-{VARIANT}/seed-{seed}/variant_summary.parquet"
+        )
+        one = read_parquet(root / f"data/score/axes/seed-{seed}/summary.parquet")
+        for d in range(MAX_LAYER):  # depths 0-2 are the same questions under either bank
+            assert two[f"soft_depth_{d}"].iloc[0] == one[f"soft_depth_{d}"].iloc[0]
 
 
 def test_report_section_reads_only_artifacts(root):

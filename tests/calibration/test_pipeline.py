@@ -24,8 +24,15 @@ def _make_root(tmp: Path, **overrides) -> Path:
     return tmp
 
 
-def _run(root: Path, stage: str, step: str | None = None, seed: int | None = None) -> int:
+VARIANT = "stratify=label_heldout"  # the level params.yaml measures besides the default
+
+
+def _run(
+    root: Path, stage: str, step: str | None = None, seed: int | None = None, variant=None
+) -> int:
     argv = ["calibration", *([step] if step else []), "--params", str(root / "params.yaml")]
+    if variant is not None:
+        argv += ["--arg", f"variant={variant}"]
     if seed is not None:
         argv += ["--arg", f"seed={seed}"]
     return run_stage(stage, argv)
@@ -42,6 +49,9 @@ def _run_sweep(root: Path, *, upto: str = "aggregate") -> None:
             assert _run(root, stage, "seed", seed) == 0, (stage, seed)
     if upto == "aggregate":
         assert _run(root, "calibrate", "aggregate") == 0
+        for seed in range(N_SEEDS):
+            assert _run(root, "calibrate", "variant", seed, variant=VARIANT) == 0
+        assert _run(root, "calibrate", "sensitivity") == 0
 
 
 def _seed(root: Path, stage: str, name: str, seed: int) -> Path:
@@ -105,12 +115,77 @@ def test_aggregate_summarises_every_seed(root):
     assert claims.loc["tau_above_1", "holds_on"] == int((taus > 1).sum())
     assert claims.loc["ece_improves", "holds_on"] == int(summaries["ece_improves"].sum())
     exhibit = read_parquet(root / "data/calibrate/calibration/exhibit.parquet").iloc[0]
-    ranked = summaries.sort_values(["ece_change_temperature", "seed"])["seed"].tolist()
-    assert exhibit["seed"] == ranked[(N_SEEDS - 1) // 2] and exhibit["rule"] == "median"
+    # rule chapter_median: among the seeds whose eval half holds the chapter's 2 held-out
+    # facts, else (none here) among all seeds, said so
+    assert exhibit["rule"] == "chapter_median"
+    matching = summaries[summaries["heldout_in_eval"] == 2]
+    pool = matching if len(matching) else summaries
+    ranked = pool.sort_values(["ece_change_temperature", "seed"])["seed"].tolist()
+    assert exhibit["seed"] == ranked[(len(ranked) - 1) // 2]
+    assert ("so the median" in exhibit["statement"]) == matching.empty
     metrics = read_json(root / "data/calibrate/calibration/metrics_aggregate.json")
     assert metrics["calibrate.tau.mean"] == pytest.approx(taus.mean())
     assert metrics["calibrate.tau.n_seeds"] == N_SEEDS
     assert metrics["calibrate.tau.claim_rate"] == claims.loc["tau_above_1", "rate"]
+
+
+def test_brier_after_temperature_is_a_claim_over_seeds(root):
+    summaries = read_parquet(root / "data/calibrate/calibration/summaries.parquet")
+    change = summaries["brier_after_temperature"] - summaries["brier_before"]
+    assert summaries["brier_change_temperature"].tolist() == pytest.approx(change.tolist())
+    assert summaries["brier_rises"].tolist() == (change > 0).tolist()
+    claims = read_parquet(root / "data/calibrate/calibration/claims.parquet").set_index("claim")
+    assert claims.loc["brier_rises", "holds_on"] == int((change > 0).sum())
+
+
+def test_sensitivity_table_has_the_default_run_and_every_level(root):
+    from nesybench.calibration.claims import SEED_CLAIMS
+
+    table = read_parquet(root / "data/calibrate/calibration/sensitivity.parquet")
+    claims = read_parquet(root / "data/calibrate/calibration/claims.parquet").set_index("claim")
+    assert list(dict.fromkeys(table["claim"])) == [c.name for c in SEED_CLAIMS]
+    assert set(table["setting"]) == {"default", VARIANT}
+    default = table[table["setting"] == "default"].set_index("claim")
+    for c in SEED_CLAIMS:  # the default row is the default run's claim table
+        assert default.loc[c.name, "holds_on"] == claims.loc[c.name, "holds_on"]
+        assert default.loc[c.name, "n_seeds"] == N_SEEDS
+    level = table[table["setting"] == VARIANT]
+    assert (level["knob"] == "stratify").all() and (level["level"] == "label_heldout").all()
+    assert (level["provenance"] == "stated by the chapter").all()
+    metrics = read_json(root / "data/calibrate/calibration/metrics_sensitivity.json")
+    for key in ("claim_rate", "lo", "hi", "n_seeds"):
+        assert f"calibrate.sensitivity.ece_improves.{VARIANT}.{key}" in metrics
+        assert f"calibrate.sensitivity.ece_improves.stratify=label.{key}" in metrics
+
+
+def test_the_stratify_knob_reaches_the_split(root):
+    """label_heldout never leaves 0 or 3 held-out facts in the eval half, and on these seeds
+    it moves them: the counts differ from the label-only split's on some seed."""
+    variants = [
+        read_parquet(
+            root / f"data/calibrate/calibration/variant-{VARIANT}/seed-{s}/variant_summary.parquet"
+        )
+        for s in range(N_SEEDS)
+    ]
+    held = [int(v["heldout_in_eval"].iloc[0]) for v in variants]
+    assert set(held) <= {1, 2}
+    summaries = read_parquet(root / "data/calibrate/calibration/summaries.parquet")
+    assert summaries["heldout_in_eval"].tolist() != held
+
+
+def test_conditional_rows_partition_the_seeds(root):
+    from nesybench.calibration.sensitivity import CONDITIONAL_CLAIMS
+
+    table = read_parquet(root / "data/calibrate/calibration/conditional.parquet")
+    summaries = read_parquet(root / "data/calibrate/calibration/summaries.parquet")
+    default = table[table["setting"] == "default"]
+    assert sorted(set(default["heldout_in_eval"])) == [0, 1, 2, 3]
+    assert default.loc[default["chapter_case"], "heldout_in_eval"].unique().tolist() == [2]
+    for claim in CONDITIONAL_CLAIMS:
+        rows = default[default["claim"] == claim].set_index("heldout_in_eval")
+        for k, row in rows.iterrows():
+            part = summaries[summaries["heldout_in_eval"] == k]
+            assert (row["n_seeds"], row["holds_on"]) == (len(part), int(part[claim].sum()))
 
 
 def test_tau_matches_scipy_on_the_calibration_half(root):
@@ -213,6 +288,26 @@ def test_report_section_reads_artifacts(root):
     assert sum(t.startswith("AFTER") for t in titles) == 3
     exhibit = read_parquet(root / "data/calibrate/calibration/exhibit.parquet").iloc[0]
     text = " ".join(b.text for b in blocks if isinstance(b, Paragraph))
-    assert f"seed {exhibit['seed']}: the median ece_change_temperature" in text
+    assert f"seed {exhibit['seed']}: {exhibit['statement']}" in text
+    assert "What each claim depends on: its rate over seeds at each measured level" in titles
+    assert any(t.startswith("Temperature claims conditional") for t in titles)
     fig = [b for b in blocks if isinstance(b, Figure)][0]
     assert len(fig.figure.axes) == 4
+
+
+def test_the_in_memory_chain_is_the_default_run(root):
+    """The variant machinery, run at the default params, gives each seed's summary exactly."""
+    import pandas as pd
+
+    from nesybench.calibration.sensitivity import CHAIN, KEEP
+    from nesybench.params import load_params
+    from nesybench.sensitivity import run_in_memory
+
+    params = load_params(root / "params.yaml")
+    for seed in range(N_SEEDS):
+        tables = run_in_memory(
+            "calibration", CHAIN, params=params, root=root, wildcards={"seed": seed}, keep=[KEEP]
+        )
+        pd.testing.assert_frame_equal(
+            tables[KEEP], read_parquet(_seed(root, "calibrate", "summary.parquet", seed))
+        )

@@ -169,4 +169,4 @@ def test_job_params_leave_the_sweep_keys_out_of_per_seed_jobs():
     section = {"n_seeds": 5, "claims": {}, "exhibit": "median", "model": {"dim": 8}}
     assert job_params(section, Job("train", "seed", wildcards=("seed",))) == {"model": {"dim": 8}}
     assert job_params(section, Job("train")) == section
-    assert set(SWEEP_KEYS) == {"n_seeds", "claims", "exhibit"}
+    assert set(SWEEP_KEYS) == {"n_seeds", "claims", "exhibit", "knobs", "chapter"}

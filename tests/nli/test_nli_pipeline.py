@@ -24,9 +24,13 @@ N_SEEDS = 3
 AGG = Path("data/score/nli")
 
 
+VARIANT = "prontoqa.corrupt_prob=0.5"  # one knob level measured beside the default
+
+
 def _params(**overrides) -> dict:
     params = load_params(REPO / "params.yaml")
     params["nli"].update({"n_seeds": N_SEEDS, **overrides})
+    params["nli"]["knobs"]["prontoqa.corrupt_prob"]["levels"] = [0.5]
     return params
 
 
@@ -51,6 +55,10 @@ def _run_sweep(root: Path, params: dict, *, benchmarks: bool = True) -> None:
     """Every job in dependency order, as Snakemake would run them."""
     _run_seeds(root, params)
     run_job("nli", "score", "aggregate", params=params, root=root)
+    for seed in range(params["nli"]["n_seeds"]):
+        args = {"variant": VARIANT, "seed": str(seed)}
+        run_job("nli", "score", "variant", params=params, root=root, args=args)
+    run_job("nli", "score", "sensitivity", params=params, root=root)
     if benchmarks:
         run_job("nli", "score", "benchmarks", params=params, root=root)
         run_job("nli", "score", "programs", params=params, root=root)
@@ -429,3 +437,37 @@ def test_report_shows_the_program_tables(root, params):
     assert "Items the two semantics answer differently" in titles
     assert any(t.startswith("The step checker's two readings side by side") for t in titles)
     assert any(t.startswith("Why programs do not run") for t in titles)
+
+
+def test_the_in_memory_chain_is_the_default_run(root, params):
+    """The variant machinery, run at the default params, gives the default run's summary."""
+    from nesybench.nli.sensitivity import CHAIN, KEEP
+    from nesybench.sensitivity import run_in_memory
+
+    for seed in range(N_SEEDS):
+        tables = run_in_memory(
+            "nli", CHAIN, params=params, root=root, wildcards={"seed": seed}, keep=[KEEP]
+        )
+        main = read_parquet(_seed(root, "score", "summary.parquet", seed))
+        pd.testing.assert_frame_equal(tables[KEEP], main)
+
+
+def test_the_corruption_rate_reaches_the_claims(root):
+    """More out-of-grammar paraphrases: the pipeline abstains more, so its label accuracy falls
+    and greedy's label lead grows (the mechanism of 'greedy wins the label column')."""
+    variants = pd.concat(
+        [
+            read_parquet(
+                root / AGG / f"variant-{VARIANT}" / f"seed-{s}" / "variant_summary.parquet"
+            )
+            for s in range(N_SEEDS)
+        ]
+    )
+    main = read_parquet(root / AGG / "summaries.parquet")
+    assert variants["prontoqa_corrupted_frac"].mean() > main["prontoqa_corrupted_frac"].mean()
+    assert variants["label_gap"].mean() > main["label_gap"].mean()
+    table = read_parquet(root / AGG / "sensitivity.parquet")
+    assert set(table["setting"]) == {"default", VARIANT}
+    claims = read_parquet(root / AGG / "claims.parquet").set_index("claim")
+    default = table[table["setting"] == "default"].set_index("claim")
+    assert (default["holds_on"] == claims.loc[default.index, "holds_on"]).all()

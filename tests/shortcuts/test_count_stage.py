@@ -176,6 +176,7 @@ def test_schema_rejects_bad_params_with_one_line(tmp_path, path, value, message)
     schemas = tmp_path / "schemas"
     schemas.mkdir()
     shutil.copy(REPO / "workflow/schemas/shortcuts.schema.yaml", schemas)
+    shutil.copy(REPO / "workflow/schemas/knobs.schema.yaml", schemas)
     (schemas / "params.schema.yaml").write_text(
         yaml.safe_dump(
             {

@@ -60,6 +60,12 @@ def _run_all(root, section, blocks=range(N_SEEDS)):
                 _run(root, stage, step, section=section, block=b)
         if stage != "train":
             _run(root, stage, "aggregate", section=section)
+    for b in blocks:
+        _run(root, "calibrate", "variant", section=section, block=b, variant=VARIANT)
+    _run(root, "calibrate", "sensitivity", section=section)
+
+
+VARIANT = "models.bias_init=gaussian"  # the level params.yaml retrains for
 
 
 @pytest.fixture(scope="module")
@@ -279,7 +285,7 @@ def test_report_section_reads_the_artifacts(run):
     assert any(t.startswith("per-class reliability") for t in titles)
     text = " ".join(b.text for b in blocks if hasattr(b, "text"))
     assert "first of seeds 0..99 whose label-only net collapses" in text
-    assert "pending" in " ".join(b.note for b in blocks if isinstance(b, Table))
+    assert "pending" not in " ".join(b.note for b in blocks if isinstance(b, Table))
 
 
 @pytest.mark.parametrize(
@@ -332,3 +338,50 @@ def test_a_block_outside_the_sweep_is_refused(run):
     root, section = run
     with pytest.raises(UserError, match="names no instance of this job"):
         _run(root, "train", "digits", section=section, block=N_SEEDS)
+
+
+def test_sensitivity_tables_cover_every_claim_setting_and_threshold(run):
+    from nesybench.shortcuts.incidence import OPTIMUM_KINDS
+    from nesybench.shortcuts.sensitivity import CLAIMS
+
+    root, section = run
+    table = _t(root, "calibrate", "sensitivity")
+    assert list(dict.fromkeys(table["claim"])) == [c.name for c in CLAIMS]
+    assert list(dict.fromkeys(table["setting"])) == ["default", VARIANT, "models.min_acc_y=0.99"]
+    h2h = _t(root, "score", "h2h_claims").set_index("claim")
+    default = table[table["setting"] == "default"].set_index("claim")
+    for name in h2h.index:  # the default row is the default run
+        assert default.loc[name, "holds_on"] == h2h.loc[name, "holds_on"]
+    kinds = _t(root, "calibrate", "optimum_kinds")
+    assert [(r.setting, r.min_acc_y) for r in kinds.itertuples()] == [
+        ("default", 0.95),
+        ("default", 0.99),
+        (VARIANT, 0.95),
+        (VARIANT, 0.99),
+    ]
+    assert (kinds[list(OPTIMUM_KINDS)].sum(axis=1) == kinds["n_seeds"]).all()
+    seeds = _t(root, "calibrate", "optimum_seeds")
+    assert len(seeds) == 4 * N_SEEDS and set(seeds["kind"]) <= set(OPTIMUM_KINDS)
+    # a stricter threshold can only take runs out of "label-perfect"
+    strict = kinds[kinds["min_acc_y"] == 0.99].set_index("setting")["n_collapse"]
+    loose = kinds[kinds["min_acc_y"] == 0.95].set_index("setting")["n_collapse"]
+    assert (strict <= loose).all()
+
+
+def test_variant_blocks_retrain_only_the_head_to_head_and_ood_nets(run):
+    root, section = run
+    runs = read_parquet(
+        root / f"data/calibrate/shortcuts/variant-{VARIANT}/block-0/variant_runs.parquet"
+    )
+    m = section["models"]
+    assert set(zip(runs["task"], runs["support_frac"])) == {
+        (m["task"], float(m["support_frac"])),
+        (m["task"], float(m["ood_support_frac"])),
+    }
+    default = _t(root, "score", "concept_panels", 0)
+    variant = read_parquet(
+        root / f"data/calibrate/shortcuts/variant-{VARIANT}/block-0/variant_panels.parquet"
+    )
+    assert not default["acc_c"].equals(variant["acc_c"]) or not default["ece_c"].equals(
+        variant["ece_c"]
+    )

@@ -11,6 +11,8 @@
 #                        structural claims asserted on the seed
 #   score     gadgets    the seven pinned gadgets (the seeded semantics draw on every seed)
 #   score     aggregate  distributions, claim rates, exhibit seed, profiles over seeds
+#   score     variant    knob level x seed: the depth bank again with one knob changed
+#   score     sensitivity  every claim at every measured knob level; mixture numbers per level
 
 
 rule axes_generate_seed:
@@ -104,6 +106,37 @@ rule axes_score_aggregate:
         section=section("axes"),
     shell:
         "python stages/score.py axes aggregate"
+
+
+rule axes_score_variant:
+    """axes: one knob level, one seed: the depth bank generated, trained and scored with it."""
+    input:
+        code=code("score", "axes"),
+    output:
+        **stage_outputs("axes", "score", "variant"),
+    wildcard_constraints:
+        variant=VARIANT_PATTERN,
+        seed=SEED_PATTERN,
+    params:
+        section=job_section("axes", "score", "variant"),
+    shell:
+        "python stages/score.py axes variant --arg variant={wildcards.variant} "
+        "--arg seed={wildcards.seed}"
+
+
+rule axes_score_sensitivity:
+    """axes: every claim at every measured knob level; the mixture numbers at each level."""
+    input:
+        code=code("score", "axes"),
+        summaries=instances("axes", "score", "seed", "summary"),
+        depth_mix=rules.axes_count.output.depth_mix,
+        variants=instances("axes", "score", "variant", "variant_summary"),
+    output:
+        **stage_outputs("axes", "score", "sensitivity"),
+    params:
+        section=section("axes"),
+    shell:
+        "python stages/score.py axes sensitivity"
 
 
 REPORT_INPUTS["axes"] = all_artifacts("axes")

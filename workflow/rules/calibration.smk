@@ -7,6 +7,8 @@
 #   score     seed      BEFORE: reliability table, ECE/MCE/Brier/NLL/AUC on the eval half
 #   calibrate seed      temperature (golden-section), Platt, isotonic; AFTER, ledger, invariances
 #   calibrate aggregate distributions over seeds, claim rates, the exhibit seed's bootstrap
+#   calibrate variant   knob level x seed: the seed's chain re-run with one knob changed
+#   calibrate sensitivity  every claim at every knob level; claims by held-out facts in eval
 
 
 rule calibration_generate:
@@ -113,6 +115,37 @@ rule calibration_calibrate_aggregate:
         section=job_section("calibration", "calibrate", "aggregate"),
     shell:
         "python stages/calibrate.py calibration aggregate"
+
+
+rule calibration_calibrate_variant:
+    """calibration: one knob level, one seed: the seed's chain re-run with that level."""
+    input:
+        code=code("calibrate", "calibration"),
+        world="src/nesybench/calibration/data/academic_kg.yaml",
+    output:
+        **stage_outputs("calibration", "calibrate", "variant"),
+    wildcard_constraints:
+        variant=VARIANT_PATTERN,
+        seed=SEED_PATTERN,
+    params:
+        section=job_section("calibration", "calibrate", "variant"),
+    shell:
+        "python stages/calibrate.py calibration variant --arg variant={wildcards.variant} "
+        "--arg seed={wildcards.seed}"
+
+
+rule calibration_calibrate_sensitivity:
+    """calibration: every claim at every measured knob level; claims by held-out facts in eval."""
+    input:
+        code=code("calibrate", "calibration"),
+        summaries=instances("calibration", "calibrate", "seed", "summary"),
+        variants=instances("calibration", "calibrate", "variant", "variant_summary"),
+    output:
+        **stage_outputs("calibration", "calibrate", "sensitivity"),
+    params:
+        section=section("calibration"),
+    shell:
+        "python stages/calibrate.py calibration sensitivity"
 
 
 REPORT_INPUTS["calibration"] = all_artifacts("calibration")

@@ -3,6 +3,7 @@ import os
 from nesybench.artifacts import WILDCARD_PATTERN, registry
 
 SEED_PATTERN = "[0-9]+"  # a seed wildcard is a non-negative integer
+VARIANT_PATTERN = "[A-Za-z0-9_.+-]+=[A-Za-z0-9_.+-]+"  # one knob level: <params path>=<value>
 from nesybench.params import job_params
 from nesybench.workflow_code import code_inputs
 

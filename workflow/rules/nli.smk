@@ -7,6 +7,8 @@
 #   score     aggregate   distributions over seeds, claim rates, the exhibit seed, per-depth plot
 #   score     benchmarks  vendored files (not seeded): labeler agreement, FOLIO audit, score-nli
 #   score     programs    LLM-written logic programs in two semantics; checker vs PrOntoQA's
+#   score     variant     knob level x seed: the seed's corpora drawn and scored with one knob changed
+#   score     sensitivity every claim at every measured knob level
 from nesybench.nli.vendored import input_files as nli_benchmark_files
 from nesybench.nli.vendored import program_inputs as nli_program_files
 
@@ -96,6 +98,36 @@ rule nli_score_programs:
         section=job_section("nli", "score", "programs"),
     shell:
         "python stages/score.py nli programs"
+
+
+rule nli_score_variant:
+    """nli: one knob level, one seed: the seed's corpora drawn and scored with that level."""
+    input:
+        code=code("score", "nli"),
+    output:
+        **stage_outputs("nli", "score", "variant"),
+    wildcard_constraints:
+        variant=VARIANT_PATTERN,
+        seed=SEED_PATTERN,
+    params:
+        section=job_section("nli", "score", "variant"),
+    shell:
+        "python stages/score.py nli variant --arg variant={wildcards.variant} "
+        "--arg seed={wildcards.seed}"
+
+
+rule nli_score_sensitivity:
+    """nli: every claim at every measured knob level."""
+    input:
+        code=code("score", "nli"),
+        summaries=instances("nli", "score", "seed", "summary"),
+        variants=instances("nli", "score", "variant", "variant_summary"),
+    output:
+        **stage_outputs("nli", "score", "sensitivity"),
+    params:
+        section=section("nli"),
+    shell:
+        "python stages/score.py nli sensitivity"
 
 
 REPORT_INPUTS["nli"] = all_artifacts("nli")

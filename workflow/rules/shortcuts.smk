@@ -14,6 +14,8 @@
 #   calibrate concepts  block: temperature on the head-to-head nets' concept heads
 #   calibrate digits    block: the digit heads' calibrators (val -> test)
 #   calibrate aggregate distributions, claim rates, the digit exhibit's reliability
+#   calibrate variant   knob level x block: the concept-net blocks re-run with one knob changed
+#   calibrate sensitivity  what each claim depends on: its rate at every measured knob level
 
 
 rule shortcuts_generate:
@@ -218,6 +220,43 @@ rule shortcuts_calibrate_aggregate:
         section=section("shortcuts"),
     shell:
         "python stages/calibrate.py shortcuts aggregate"
+
+
+rule shortcuts_calibrate_variant:
+    """shortcuts: one knob level, one block: the head-to-head and OOD nets retrained with it."""
+    input:
+        code=code("calibrate", "shortcuts"),
+        points=rules.shortcuts_generate.output.model_points,
+    output:
+        **stage_outputs("shortcuts", "calibrate", "variant"),
+    wildcard_constraints:
+        variant=VARIANT_PATTERN,
+        block=SEED_PATTERN,
+    params:
+        section=job_section("shortcuts", "calibrate", "variant"),
+    shell:
+        "python stages/calibrate.py shortcuts variant --arg variant={wildcards.variant} "
+        "--arg block={wildcards.block}"
+
+
+rule shortcuts_calibrate_sensitivity:
+    """shortcuts: every claim at every measured knob level; the kind of optimum of every run."""
+    input:
+        code=code("calibrate", "shortcuts"),
+        h2h=rules.shortcuts_score_aggregate.output.h2h_summaries,
+        calibration=rules.shortcuts_calibrate_aggregate.output.calibration_summaries,
+        runs=instances("shortcuts", "score", "concepts", "concept_runs"),
+        panels=instances("shortcuts", "score", "concepts", "concept_panels"),
+        concepts=instances("shortcuts", "calibrate", "concepts", "concept_calibration"),
+        variant_runs=instances("shortcuts", "calibrate", "variant", "variant_runs"),
+        variant_panels=instances("shortcuts", "calibrate", "variant", "variant_panels"),
+        variant_calibration=instances("shortcuts", "calibrate", "variant", "variant_calibration"),
+    output:
+        **stage_outputs("shortcuts", "calibrate", "sensitivity"),
+    params:
+        section=section("shortcuts"),
+    shell:
+        "python stages/calibrate.py shortcuts sensitivity"
 
 
 REPORT_INPUTS["shortcuts"] = all_artifacts("shortcuts")

@@ -6,7 +6,13 @@ is computed once per seed (``seed/seed-<s>/`` folders); ``score gadgets`` runs t
 summarises the sweep.
 """
 
-from ..artifacts import SEED, Job, Registry
+from ..artifacts import SEED, Job, Registry, seed_values
+from ..sensitivity import variant_instances
+
+
+def _seeds(section) -> list[dict]:
+    return [{SEED: s} for s in seed_values(section)]
+
 
 ARTIFACTS = Registry(
     "axes",
@@ -51,6 +57,22 @@ ARTIFACTS = Registry(
                 "exhibit_coefficients",
             ),
             plots=("per_depth", "profile"),
+        ),
+        Job(
+            "score",
+            "variant",
+            tables=("variant_summary",),
+            metrics=False,
+            wildcards=("variant", SEED),
+            instances=variant_instances(_seeds),
+            params=("bank", "lexical", "soft_reasoner"),
+            doc="one knob level, one seed: the depth bank generated, trained and scored with it",
+        ),
+        Job(
+            "score",
+            "sensitivity",
+            tables=("sensitivity", "knobs", "sensitivity_mixture"),
+            doc="every claim at every measured knob level; the mixture numbers at each level",
         ),
     ],
 )

@@ -297,6 +297,20 @@ def score_aggregate(ctx) -> None:
     )
 
 
+def score_variant(ctx) -> None:
+    """One knob level, one seed: the depth bank again (see :mod:`.sensitivity`)."""
+    from .sensitivity import variant
+
+    variant(ctx)
+
+
+def score_sensitivity(ctx) -> None:
+    """Every claim at every measured knob level (see :mod:`.sensitivity`)."""
+    from .sensitivity import sensitivity
+
+    sensitivity(ctx)
+
+
 # The jobs of this instrument (declared in artifacts.py) and the function each runs.
 STAGE_FUNCTIONS = {
     ("generate", "seed"): generate_seed,
@@ -305,4 +319,6 @@ STAGE_FUNCTIONS = {
     ("score", "seed"): score_seed,
     ("score", "gadgets"): score_gadgets,
     ("score", "aggregate"): score_aggregate,
+    ("score", "variant"): score_variant,
+    ("score", "sensitivity"): score_sensitivity,
 }

@@ -12,6 +12,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..report.blocks import Block, Figure, Heading, Paragraph, Table
+from ..report.sensitivity import sensitivity_blocks
 from ..report.sweep import sweep_blocks
 from ..sweep import describe_exhibit
 from .grid import AXES
@@ -202,6 +203,7 @@ def _bank_blocks(loader, n_seeds: int) -> list[Block]:
             f"Per-depth factorization beside the soft reasoner: mean over {n_seeds} seeds",
             wide[["depth", "n", "coverage_strict", "coverage", "acc_on_parsed", "overall"]]
             .assign(soft_reasoner=wide["soft_reasoner"])
+            .rename(columns={"n": "mean n (questions per seed)"})
             .reset_index(drop=True),
             params={"synonym_prob": p["lexical"]["synonym_prob"], "C": p["soft_reasoner"]["C"]},
         ),
@@ -328,6 +330,35 @@ def _gadget_blocks(loader) -> list[Block]:
     ]
 
 
+def _sensitivity_blocks(loader) -> list[Block]:
+    """What the bank's claims depend on; the mixture numbers at each level."""
+    mixture = loader.table("score", "sensitivity_mixture")
+    return [
+        *sensitivity_blocks(
+            loader,
+            "score",
+            what="depth-bank",
+            note="The variants re-run the depth bank only: the grid's claim is judged at the "
+            "default setting alone.",
+        ),
+        Table(
+            "The mixture numbers at each measured level: mean over seeds [95% bootstrap "
+            "interval of the mean]",
+            mixture.assign(
+                value=[
+                    f"{m:.4f} [{lo:.4f}, {hi:.4f}]"
+                    for m, lo, hi in zip(mixture["mean"], mixture["lo"], mixture["hi"])
+                ]
+            )
+            .pivot(index="setting", columns="metric", values="value")
+            .reset_index(),
+            note="depth_share_3: the share of evaluation questions at depth 3 (the chapter's "
+            "bank: 64 of 1,500 = 0.0427); the aggregates weight each system's per-depth "
+            "accuracy by the bank's own mix.",
+        ),
+    ]
+
+
 def section(loader) -> list[Block]:
     dist = loader.table("score", "distribution")
     claims = loader.table("score", "claims")
@@ -335,6 +366,7 @@ def section(loader) -> list[Block]:
     return [
         Heading("Over seeds: distributions and the chapter's claims", level=3),
         *_sweep_blocks(dist, claims, n_seeds),
+        *_sensitivity_blocks(loader),
         *_grid_blocks(loader, n_seeds),
         *_bank_blocks(loader, n_seeds),
         *_exhibit_blocks(loader),

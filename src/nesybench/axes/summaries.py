@@ -185,15 +185,21 @@ def _seed_metrics() -> tuple[Metric, ...]:
         Metric("coverage_strict", "pipeline coverage, strict grammar"),
         Metric("coverage_repaired", "pipeline coverage after the repair lexicon"),
         Metric("acc_on_parsed", "pipeline accuracy on parsed questions"),
-        Metric("flip_n", "flip probe: questions whose gold label flips"),
+        Metric("flip_n", "flip probe: questions whose gold label flips (count per seed)"),
         Metric("flip_soft_accuracy_before", "flip probe: soft reasoner before the edit"),
         Metric("flip_soft_accuracy_after", "flip probe: soft reasoner tracks the flip"),
         Metric("flip_prover_accuracy_after", "flip probe: prover tracks the flip"),
         Metric("mixture_aggregate_soft", "aggregate on the bank's mix, soft reasoner"),
         Metric("mixture_aggregate_pipeline", "aggregate on the bank's mix, parse-then-prove"),
-        Metric("mixture_n_ties", "two-depth mixes that tie the two systems"),
-        Metric("mixture_soft_first", "pure-depth banks that rank the soft reasoner first"),
-        Metric("mixture_pipeline_first", "pure-depth banks that rank the pipeline first"),
+        Metric("mixture_n_ties", "two-depth mixes that tie the two systems (count per seed)"),
+        Metric(
+            "mixture_soft_first",
+            "pure-depth banks that rank the soft reasoner first (count per seed)",
+        ),
+        Metric(
+            "mixture_pipeline_first",
+            "pure-depth banks that rank the pipeline first (count per seed)",
+        ),
         Metric("mixture_tie_01_pi0", "weight of depth 0 in the depth-0/1 tie"),
     ]
     for system, name in SYSTEM_NAMES.items():
@@ -203,7 +209,11 @@ def _seed_metrics() -> tuple[Metric, ...]:
         ]
     metrics += [
         Metric("grid_capped_beyond_cap", "grid: depth-capped, accuracy beyond its cap"),
-        Metric("grid_chance_beyond_cap", "grid: chance beyond the cap (1 / labels)"),
+        Metric(
+            "grid_chance_beyond_cap",
+            "grid: chance beyond the cap, question-weighted mean of 1 / labels per cell "
+            "(1/2 True/False, 1/3 with Unknown)",
+        ),
         Metric("grid_soft_clean", "grid: soft reasoner, fewest distractors (trained depths)"),
         Metric("grid_soft_busy", "grid: soft reasoner, most distractors (trained depths)"),
         Metric("grid_soft_distractor_drop", "grid: soft reasoner, fewest minus most distractors"),
@@ -413,8 +423,9 @@ def scale_table(results: Mapping) -> pd.DataFrame:
 
 def over_seeds(frames: Mapping[int, pd.DataFrame], by: Sequence[str], value: str) -> pd.DataFrame:
     """Per group ``by``: the mean of ``value`` over seeds, its sd, a 95% percentile-bootstrap
-    interval of the mean (seeds resampled; the stream is named by the group), min, max and
-    the number of seeds with a finite value.
+    interval of the mean (seeds resampled, the same resamples for every group of the table, so
+    two groups with equal per-seed values get equal intervals), min, max and the number of
+    seeds with a finite value.
 
     ``frames`` maps each seed to its per-seed table (one row per group).
     """
@@ -425,7 +436,7 @@ def over_seeds(frames: Mapping[int, pd.DataFrame], by: Sequence[str], value: str
     for key, g in stacked.groupby(list(by), sort=False):
         key = key if isinstance(key, tuple) else (key,)
         values = pd.to_numeric(g[value], errors="coerce").to_numpy(dtype=float)
-        stats = seed_statistics(values, name=f"axes/{value}/{key}")
+        stats = seed_statistics(values, name=f"axes/{value}")
         rows.append({**dict(zip(by, key)), **stats})
     return pd.DataFrame(rows)
 

@@ -1,10 +1,31 @@
 """The calibration instrument's jobs and the artifacts each writes (see nesybench.artifacts).
 
 Everything seeded is computed once per seed (``seed/seed-<s>/`` folders); ``calibrate aggregate``
-summarises the sweep.
+summarises the sweep.  ``calibrate variant`` re-runs one seed's chain with one knob level
+(``variant/variant-<knob>=<level>/seed-<s>/``); ``calibrate sensitivity`` tabulates every claim at
+every measured level, and the claims conditional on the held-out facts in the eval half.
 """
 
-from ..artifacts import SEED, Job, Registry
+from ..artifacts import SEED, Job, Registry, seed_values
+from ..sensitivity import variant_instances
+
+# The keys one seed's chain reads (generate seed, train seed, calibrate seed): a variant
+# job's params, so adding a level or a seed reruns no finished variant.
+CHAIN_PARAMS = (
+    "corruptions",
+    "cal_fraction",
+    "stratify",
+    "model",
+    "n_bins",
+    "strategy",
+    "temperature",
+    "platt_c",
+)
+
+
+def _seeds(section) -> list[dict]:
+    return [{SEED: s} for s in seed_values(section)]
+
 
 ARTIFACTS = Registry(
     "calibration",
@@ -15,9 +36,9 @@ ARTIFACTS = Registry(
             "seed",
             tables=("labelled",),
             wildcards=(SEED,),
-            params=("corruptions", "cal_fraction"),
+            params=("corruptions", "cal_fraction", "stratify"),
         ),
-        Job("count", tables=("class_mix",), params=("n_seeds", "cal_fraction")),
+        Job("count", tables=("class_mix",), params=("n_seeds", "cal_fraction", "stratify")),
         Job(
             "train",
             "seed",
@@ -51,6 +72,22 @@ ARTIFACTS = Registry(
             "aggregate",
             tables=("summaries", "distribution", "claims", "exhibit", "bootstrap"),
             plots=("reliability",),
+        ),
+        Job(
+            "calibrate",
+            "variant",
+            tables=("variant_summary",),
+            metrics=False,
+            wildcards=("variant", SEED),
+            instances=variant_instances(_seeds),
+            params=CHAIN_PARAMS,
+            doc="one knob level, one seed: the seed's chain (generate, train, calibrate) re-run",
+        ),
+        Job(
+            "calibrate",
+            "sensitivity",
+            tables=("sensitivity", "knobs", "conditional"),
+            doc="every claim at every measured knob level; claims by held-out facts in eval",
         ),
     ],
 )

@@ -29,6 +29,8 @@ SEED_METRICS = (
     Metric("nll_before", "eval-half NLL of sigmoid(s)"),
     Metric("nll_change_temperature", "NLL change under temperature (after - before)"),
     Metric("brier_before", "eval-half Brier of sigmoid(s)"),
+    Metric("brier_after_temperature", "eval-half Brier after temperature"),
+    Metric("brier_change_temperature", "Brier change under temperature (after - before)"),
     Metric("acc", "eval-half accuracy at 0.5 (unchanged by temperature)"),
     Metric("auc", "eval-half AUC (unchanged by temperature)"),
     Metric("heldout_min_p", "lowest raw probability of a held-out TRUE fact"),
@@ -97,9 +99,10 @@ def heldout_table(df: pd.DataFrame, *, p_after: np.ndarray | None = None) -> pd.
 
 
 def seed_summary(
-    seed: int, fit, before: dict, repairs: dict, *, heldout_min_p: float
+    seed: int, fit, before: dict, repairs: dict, *, heldout_min_p: float, heldout_in_eval: int
 ) -> pd.DataFrame:
-    """One row: this seed's headline numbers and the directional claims' verdicts."""
+    """One row: this seed's headline numbers, how many held-out true facts its evaluation half
+    holds, and the directional claims' verdicts."""
     after = repairs["temperature"].after.summary
     row = {
         "seed": seed,
@@ -112,9 +115,12 @@ def seed_summary(
         "nll_before": before["nll"],
         "nll_change_temperature": after["nll"] - before["nll"],
         "brier_before": before["brier"],
+        "brier_after_temperature": after["brier"],
+        "brier_change_temperature": after["brier"] - before["brier"],
         "acc": before["acc"],
         "auc": before["auc"],
         "heldout_min_p": float(heldout_min_p),
+        "heldout_in_eval": int(heldout_in_eval),
         **seed_claims(
             tau=fit.tau,
             at_edge=bool(fit.at_bracket_edge),

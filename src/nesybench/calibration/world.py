@@ -150,14 +150,33 @@ def build_labelled(
     return df
 
 
-def stratified_split(labels, *, seed: int, fraction: float = 0.5) -> np.ndarray:
+STRATIFY = ("label", "label_heldout")
+
+
+def stratified_split(
+    labels, *, seed: int, fraction: float = 0.5, heldout=None, stratify: str = "label"
+) -> np.ndarray:
     """``"cal"``/``"eval"`` per row, the same share of each class in both halves.
 
-    Within each class the rows are permuted by a seeded generator and the first
-    ``round(fraction * n_class)`` go to ``cal``; classes are processed in order
-    0, 1 so the result depends only on ``labels`` and ``seed``.
+    ``stratify="label"`` (the chapter's split): within each class the rows are permuted by a
+    seeded generator and the first ``round(fraction * n_class)`` go to ``cal``; classes are
+    processed in order 0, 1 so the result depends only on ``labels`` and ``seed``.  How many
+    held-out true facts land in the evaluation half is then left to the draw
+    (hypergeometric).
+
+    ``stratify="label_heldout"`` also splits the held-out rows (``heldout``, booleans) as
+    evenly as the class sizes allow: each class keeps its ``round(fraction * n_class)`` rows
+    in ``cal``, shared out between its held-out and other rows by largest remainder, a tie
+    going to a seeded side.  With 3 held-out facts in halves of 9 positives, the evaluation
+    half holds 1 or 2 of them, never 0 or 3.
     """
     labels = np.asarray(labels)
+    if stratify not in STRATIFY:
+        raise UserError(
+            f"calibration.stratify must be one of {', '.join(STRATIFY)}, got {stratify!r}"
+        )
+    if stratify == "label_heldout":
+        return _split_label_heldout(labels, np.asarray(heldout, dtype=bool), seed, fraction)
     rng = child_rng(seed, "cal-eval-split")
     split = np.empty(labels.size, dtype=object)
     for cls in (0, 1):
@@ -166,4 +185,23 @@ def stratified_split(labels, *, seed: int, fraction: float = 0.5) -> np.ndarray:
         n_cal = int(round(fraction * idx.size))
         split[order[:n_cal]] = "cal"
         split[order[n_cal:]] = "eval"
+    return split.astype(str)
+
+
+def _split_label_heldout(labels, heldout, seed: int, fraction: float) -> np.ndarray:
+    rng = child_rng(seed, "cal-eval-split", "label_heldout")
+    split = np.full(labels.size, "eval", dtype=object)
+    for cls in (0, 1):
+        in_class = labels == cls
+        n_cal = int(round(fraction * int(in_class.sum())))
+        strata = [np.flatnonzero(in_class & (heldout == flag)) for flag in (True, False)]
+        quota = [fraction * s.size for s in strata]
+        take = [int(np.floor(q)) for q in quota]
+        # largest remainder first; equal remainders in a seeded order
+        ties = rng.permutation(len(strata))
+        ranked = sorted(range(len(strata)), key=lambda i: (-(quota[i] - take[i]), int(ties[i])))
+        for i in ranked[: n_cal - sum(take)]:
+            take[i] += 1
+        for rows, n in zip(strata, take):
+            split[rows[rng.permutation(rows.size)][:n]] = "cal"
     return split.astype(str)

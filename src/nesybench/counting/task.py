@@ -152,12 +152,15 @@ class CountingTask:
         return f"{self.knowledge.describe()}   {shape}, {plain_count(self.n_states)} states"
 
 
-def support_states(domains, support_frac: float, *, seed: int) -> tuple[str, ...]:
+def support_states(
+    domains, support_frac: float, *, seed: int, stream: tuple = ()
+) -> tuple[str, ...]:
     """The observed support: the first max(1, round(F * |G|)) states of a seeded permutation.
 
     ``domains`` is the binary ``k`` or the domain sizes; the permutation is seeded
-    by ``(seed, "support", k)`` for binary tasks and ``(seed, "support", "10x10")``
-    otherwise, independent of F, so smaller supports are nested in larger ones.
+    by ``(seed, "support", k, *stream)`` for binary tasks and ``(seed, "support", "10x10",
+    *stream)`` otherwise, independent of F, so smaller supports are nested in larger ones;
+    ``stream`` names the task's own permutation when tasks of one width must not share it.
     Returned in permutation order; ``round`` is Python's (ties to even).
 
     >>> support_states(2, 0.5, seed=0) == support_states(2, 0.5, seed=0)
@@ -181,7 +184,7 @@ def support_states(domains, support_frac: float, *, seed: int) -> tuple[str, ...
         )
     n_keep = max(1, round(support_frac * n_states))
     name = len(dims) if is_binary(dims) else "x".join(map(str, dims))
-    order = child_rng(seed, "support", name).permutation(n_states)
+    order = child_rng(seed, "support", name, *stream).permutation(n_states)
     binary = is_binary(dims)
     return tuple(state_text(row, binary) for row in all_states(dims)[order[:n_keep]].tolist())
 

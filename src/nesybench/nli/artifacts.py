@@ -5,7 +5,13 @@ folders); ``score aggregate`` summarises the sweep.  ``score benchmarks`` measur
 vendored real benchmark files and has no seed.
 """
 
-from ..artifacts import SEED, Job, Registry
+from ..artifacts import SEED, Job, Registry, seed_values
+from ..sensitivity import variant_instances
+
+
+def _seeds(section) -> list[dict]:
+    return [{SEED: s} for s in seed_values(section)]
+
 
 ARTIFACTS = Registry(
     "nli",
@@ -61,6 +67,21 @@ ARTIFACTS = Registry(
             ),
             params=(),
             doc="LLM-written logic programs in two semantics; the checker vs PrOntoQA's",
+        ),
+        Job(
+            "score",
+            "variant",
+            tables=("variant_summary",),
+            metrics=False,
+            wildcards=("variant", SEED),
+            instances=variant_instances(_seeds),
+            doc="one knob level, one seed: the seed's corpora drawn and scored with it",
+        ),
+        Job(
+            "score",
+            "sensitivity",
+            tables=("sensitivity", "knobs"),
+            doc="every claim at every measured knob level (nesybench.sensitivity)",
         ),
     ],
 )

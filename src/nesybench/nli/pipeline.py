@@ -217,6 +217,20 @@ def score_programs(ctx) -> None:
     printing.programs(frames, checker)
 
 
+def score_variant(ctx) -> None:
+    """One knob level, one seed (see :mod:`.sensitivity`)."""
+    from .sensitivity import variant
+
+    variant(ctx)
+
+
+def score_sensitivity(ctx) -> None:
+    """Every claim at every measured knob level (see :mod:`.sensitivity`)."""
+    from .sensitivity import sensitivity
+
+    sensitivity(ctx)
+
+
 # The jobs of this instrument (declared in artifacts.py) and the function each runs.
 STAGE_FUNCTIONS = {
     ("generate", "seed"): generate_seed,
@@ -225,4 +239,6 @@ STAGE_FUNCTIONS = {
     ("score", "aggregate"): score_aggregate,
     ("score", "benchmarks"): score_benchmarks,
     ("score", "programs"): score_programs,
+    ("score", "variant"): score_variant,
+    ("score", "sensitivity"): score_sensitivity,
 }

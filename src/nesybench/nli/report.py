@@ -9,6 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..report.blocks import Block, Figure, Heading, Paragraph, Table
+from ..report.sensitivity import sensitivity_blocks
 from ..report.sweep import default_intro, sweep_blocks
 from ..sweep import describe_exhibit
 from .folio_lite import LABEL_ORDER
@@ -85,7 +86,8 @@ def sweep_section(loader, n_seeds: int) -> list[Block]:
             intro=default_intro("the two sampled corpora", n_seeds),
         ),
         Table(
-            f"Per-depth accuracy over {n_seeds} seeds: mean [95% interval] (abstention = wrong)",
+            f"Per-depth accuracy over {n_seeds} seeds: mean [95% bootstrap interval of the "
+            "mean] (abstention = wrong)",
             interval_display(per_depth, ["system", "hops"]),
             params=sweep,
         ),
@@ -98,7 +100,7 @@ def sweep_section(loader, n_seeds: int) -> list[Block]:
             "fall at 5 hops where the firing budget runs out.",
         ),
         Table(
-            f"Metric-trap summary over {n_seeds} seeds: mean [95% interval]",
+            f"Metric-trap summary over {n_seeds} seeds: mean [95% bootstrap interval of the mean]",
             interval_display(trap, ["system"]),
             params=sweep,
         ),
@@ -322,6 +324,7 @@ def section(loader) -> list[Block]:
     n_seeds = int(exhibit["n_seeds"])
     return [
         *sweep_section(loader, n_seeds),
+        *sensitivity_blocks(loader, "score", what="PrOntoQA-lite and FOLIO-lite"),
         *exhibit_section(loader, exhibit),
         *benchmark_section(loader),
         *programs_section(loader),

@@ -262,7 +262,8 @@ def over_seeds(frame: pd.DataFrame, *, keys: Sequence[str], values: Sequence[str
     ``frame`` holds one per-seed table per seed, stacked, with a ``seed`` column.  For each
     key and value column: mean over the seeds with a finite value, sample standard deviation,
     95% percentile-bootstrap interval of the mean (seeds resampled; the stream is named after
-    the key and the column), min, max and ``n_seeds``.  A value that is finite on no seed
+    the key, so every column of a key resamples the same seeds and two columns with the same
+    values get the same interval), min, max and ``n_seeds``.  A value that is finite on no seed
     gives NaN statistics and ``n_seeds = 0``.
 
     >>> f = pd.DataFrame({"seed": [0, 1], "system": ["a", "a"], "acc": [0.5, 0.5]})
@@ -277,7 +278,7 @@ def over_seeds(frame: pd.DataFrame, *, keys: Sequence[str], values: Sequence[str
     for key, group in frame.groupby(list(keys), sort=True):
         key = key if isinstance(key, tuple) else (key,)
         for value in values:
-            name = ":".join([*map(str, key), value])
+            name = ":".join(map(str, key))
             stats = seed_statistics(group[value].to_numpy(dtype=float), name=name)
             rows.append({**dict(zip(keys, key)), "metric": value, **stats})
     return pd.DataFrame(rows, columns=[*keys, *DIST_COLUMNS])

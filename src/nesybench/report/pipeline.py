@@ -138,7 +138,7 @@ def _build(landed, params, root, provenance, params_yaml_hash):
             if isinstance(block, Table) and not block.params:
                 block.params = dict(top_level)
         sections.append((TITLES.get(instrument, instrument), blocks))
-    sections.append(("Provenance", provenance_blocks(provenance, params_yaml_hash)))
+    sections.append(("Provenance", provenance_blocks(provenance)))
 
     title = params["report"].get("title", "nesybench report")
     intro = (
@@ -170,7 +170,7 @@ def _write(root, metrics_files, sections, page, markdown, figures) -> None:
     )
 
 
-def provenance_blocks(tables: list[pd.DataFrame], params_yaml_hash: str) -> list:
+def provenance_blocks(tables: list[pd.DataFrame]) -> list:
     """The appendix: every artifact the report read, its params hash and content hash."""
     frame = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
     if len(frame):
@@ -184,11 +184,8 @@ def provenance_blocks(tables: list[pd.DataFrame], params_yaml_hash: str) -> list
             "content: a table's schema, metadata and values with floats at 10 significant "
             "digits; a metrics file's bytes (written in that form)."
         ),
-        Table(
-            title="Artifacts read by this report",
-            df=frame,
-            params={"params.yaml sha256": params_yaml_hash},
-        ),
+        # the params line under every table already names params.yaml's hash
+        Table(title="Artifacts read by this report", df=frame),
     ]
 
 

@@ -19,6 +19,10 @@ CLAIM_COLUMNS = [
 ]
 
 
+INTERVAL_NAMES = {"lo": "mean lo (95%)", "hi": "mean hi (95%)"}
+RATE_NAMES = {"rate_lo": "Wilson 95% lo", "rate_hi": "Wilson 95% hi"}
+
+
 def default_intro(what: str, n_seeds: int) -> str:
     """The paragraph that says how a sweep's numbers are computed and its claims judged."""
     return (
@@ -62,12 +66,18 @@ def sweep_blocks(
         Paragraph(text),
         Table(
             titles[0],
-            dist[["label", "mean", "sd", "lo", "hi", "min", "max", "n_seeds"]],
+            dist[["label", "mean", "sd", "lo", "hi", "min", "max", "n_seeds"]].rename(
+                columns=INTERVAL_NAMES
+            ),
             params={"n_seeds": n_seeds},
+            note="mean lo / mean hi: the 95% percentile-bootstrap interval of the mean over "
+            "seeds (seeds resampled, the same resamples for every row); min / max: the "
+            "extreme seeds.",
         ),
         Table(
             f"{titles[1]}, seed by seed",
-            claims[CLAIM_COLUMNS],
+            claims[CLAIM_COLUMNS].rename(columns=RATE_NAMES),
             params={"n_seeds": n_seeds},
+            note="rate: the share of seeds on which the claim holds, with its 95% Wilson interval.",
         ),
     ]

@@ -18,13 +18,19 @@ score     aggregate distributions over seeds, claim rates, incidence, OOD, the e
 calibrate concepts  per block: temperature on the head-to-head nets' concept heads
 calibrate digits    per block: the digit heads' calibrators (val -> test), before / after
 calibrate aggregate distributions and claim rates of both; the exhibit's reliability
+calibrate variant   per knob level and block: the concept-net blocks re-run with that level
+calibrate sensitivity  every claim's rate at every measured knob level; kinds of optimum
 """
 
 from __future__ import annotations
 
 from ..artifacts import SEED_BLOCK, Job, Registry
+from ..sensitivity import variant_instances
 
-__all__ = ["ARTIFACTS", "block_instances", "block_seeds", "n_blocks"]
+__all__ = ["ARTIFACTS", "RESCORED", "block_instances", "block_seeds", "n_blocks"]
+
+# Knobs the sensitivity aggregate applies by rescoring finished runs (no variant jobs).
+RESCORED = ("models.min_acc_y",)
 
 
 def n_blocks(section) -> int:
@@ -152,6 +158,21 @@ ARTIFACTS = Registry(
                 "digit_calibration_table",
                 "digit_exhibit_reliability",
             ),
+        ),
+        Job(
+            "calibrate",
+            "variant",
+            tables=("variant_runs", "variant_panels", "variant_calibration"),
+            metrics=False,
+            wildcards=("variant", SEED_BLOCK),
+            instances=variant_instances(block_instances, rescored=RESCORED),
+            doc="one knob level, one block: the head-to-head and OOD nets retrained with it",
+        ),
+        Job(
+            "calibrate",
+            "sensitivity",
+            tables=("sensitivity", "knobs", "optimum_kinds", "optimum_seeds"),
+            doc="every claim at every measured knob level; the kind of optimum of each run",
         ),
     ],
 )

@@ -348,7 +348,12 @@ def _task_of(args):
     elif args.support_frac == 1:
         support = None  # every state, without writing 10^6 state strings out and back
     else:
-        support = list(support_states(dims, args.support_frac, seed=args.seed))
+        # the generator's support for this knowledge (its own stream: tasks.support_stream)
+        from .tasks import support_stream
+
+        binary = args.knowledge_table is None and all(d == 2 for d in dims)
+        stream = support_stream(knowledge) if binary else ()
+        support = list(support_states(dims, args.support_frac, seed=args.seed, stream=stream))
     supervised = tuple(_csv_states(args.supervised))
     return CountingTask(knowledge, None if support is None else tuple(support), supervised)
 

@@ -93,6 +93,8 @@ def model_config(models: dict) -> ConceptNetConfig:
         init_scale_hidden=float(models["init_scale_hidden"]),
         init_scale_heads=float(models["init_scale_heads"]),
         concept_weight=float(models["concept_weight"]),
+        bias_init=str(models["bias_init"]),
+        bias_scale=float(models["bias_scale"]),
     )
 
 

@@ -40,6 +40,7 @@ class RunOutcome:
     acc_c_test: float
     acc_y_ood: float  # NaN when the ood split is empty (full support)
     alpha: dict
+    alpha_optimum: bool  # alpha covers the support and is one of the counted optima
     label_perfect: bool
     identity: bool
     injective: bool
@@ -59,6 +60,9 @@ class RunOutcome:
             "acc_c_test": self.acc_c_test,
             "acc_y_ood": self.acc_y_ood,
             "alpha": alpha_string(self.alpha),
+            "alpha_optimum": self.alpha_optimum,
+            "identity": self.identity,
+            "injective": self.injective,
             "label_perfect": self.label_perfect,
             "shortcut": self.shortcut,
             "collapse": self.collapse,
@@ -97,8 +101,8 @@ def evaluate_runs(
             acc[name] = float(np.mean(y_pred[b] == Y))
             if name == "test":
                 acc_c = float(np.mean(c_pred[b] == G))
-        covered = all(g in alpha for g in support)
-        perfect = covered and is_optimum(alpha, knowledge, support) and acc["test"] >= min_acc_y
+        optimum = all(g in alpha for g in support) and is_optimum(alpha, knowledge, support)
+        perfect = optimum and acc["test"] >= min_acc_y
         outcomes.append(
             RunOutcome(
                 seed_index=b,
@@ -106,6 +110,7 @@ def evaluate_runs(
                 acc_c_test=acc_c,
                 acc_y_ood=acc.get("ood", float("nan")),
                 alpha=dict(sorted(alpha.items())),
+                alpha_optimum=bool(optimum),
                 label_perfect=bool(perfect),
                 identity=is_identity(alpha),
                 injective=is_injective(alpha),
@@ -157,3 +162,47 @@ def runs_frame(outcomes: Sequence[RunOutcome], **columns) -> pd.DataFrame:
     """One row per run, with constant ``columns`` (e.g. task, support) in front."""
     rows = [{**columns, **o.row()} for o in outcomes]
     return pd.DataFrame(rows)
+
+
+def rescore_runs(runs: pd.DataFrame, *, min_acc_y: float) -> pd.DataFrame:
+    """The runs' verdicts at another label-perfect threshold (``models.min_acc_y``).
+
+    A run's alpha, whether it is a counted optimum, and its test AccY do not depend on the
+    threshold; only ``label_perfect`` (optimum and AccY >= ``min_acc_y``) and with it
+    ``shortcut`` and ``collapse`` do, so no model is retrained.
+    """
+    perfect = runs["alpha_optimum"].astype(bool) & (runs["acc_y_test"] >= float(min_acc_y))
+    return runs.assign(
+        label_perfect=perfect,
+        shortcut=perfect & ~runs["identity"].astype(bool),
+        collapse=perfect & ~runs["injective"].astype(bool),
+    )
+
+
+OPTIMUM_KINDS = ("identity", "symmetry", "partial_collapse", "full_collapse", "not_label_perfect")
+
+
+def optimum_kind(alpha: str, *, label_perfect: bool, labels: dict[str, int]) -> str:
+    """The kind of optimum a run lands on, from its learned relabeling ``alpha``.
+
+    ``identity``; ``symmetry`` (a bijective label-preserving map other than the identity);
+    ``full_collapse`` (non-injective, down to one predicted state per label: the fewest a
+    label-preserving map can use); ``partial_collapse`` (non-injective, more states than
+    that); ``not_label_perfect``.  ``labels`` maps each true state to its label.
+
+    >>> xor = {"00": 0, "01": 1, "10": 1, "11": 0}
+    >>> optimum_kind("00->00 01->01 10->01 11->11", label_perfect=True, labels=xor)
+    'partial_collapse'
+    >>> optimum_kind("00->11 01->10 10->10 11->11", label_perfect=True, labels=xor)
+    'full_collapse'
+    """
+    if not label_perfect:
+        return "not_label_perfect"
+    pairs = dict(pair.split("->") for pair in alpha.split())
+    if all(k == v for k, v in pairs.items()):
+        return "identity"
+    image = set(pairs.values())
+    if len(image) == len(pairs):
+        return "symmetry"
+    n_labels = len({labels[g] for g in pairs})
+    return "full_collapse" if len(image) == n_labels else "partial_collapse"

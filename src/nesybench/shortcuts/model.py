@@ -37,6 +37,9 @@ import numpy as np
 _LOG_FLOOR = -745.0  # exp() of anything below is 0.0 in float64
 
 
+BIAS_INITS = ("zero", "gaussian")
+
+
 @dataclass(frozen=True)
 class ConceptNetConfig:
     """Hyper-parameters of the network and its training run."""
@@ -48,6 +51,15 @@ class ConceptNetConfig:
     init_scale_heads: float = 4.0
     concept_weight: float = 1.0
     n_values: int = 2  # values per concept (binary concepts in the shortcut tasks)
+    # How the biases start: "zero", or "gaussian" (each bias drawn like one more weight of its
+    # layer, the weight of a constant input 1, times bias_scale).  Zero biases make the initial
+    # net an odd function of x (tanh is odd), which favours heads that read one coordinate.
+    bias_init: str = "zero"
+    bias_scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        if self.bias_init not in BIAS_INITS:
+            raise ValueError(f"bias_init must be one of {BIAS_INITS}, got {self.bias_init!r}")
 
 
 @dataclass
@@ -86,27 +98,34 @@ def init_params(
 ) -> ConceptNetParams:
     """One initialisation per seed (each a ``numpy.random.SeedSequence`` or int entropy).
 
-    Weights are Gaussian with standard deviation ``scale / sqrt(fan_in)``;
-    biases start at zero.  A small input scale keeps the hidden features smooth
-    (points of one concept cluster stay together, so a learned relabeling is
-    clean), while a large head scale makes the heads start far from uniform:
-    each seed then commits early to one of the label-preserving relabelings,
-    which is what makes shortcuts (and collapses) appear in a seed sweep.
+    Weights are Gaussian with standard deviation ``scale / sqrt(fan_in)``.  A small input
+    scale keeps the hidden features smooth (points of one concept cluster stay together, so
+    a learned relabeling is clean), while a large head scale makes the heads start far from
+    uniform: each seed then commits early to one of the label-preserving relabelings, which
+    is what makes shortcuts (and collapses) appear in a seed sweep.
+
+    Biases (``config.bias_init``): ``zero``, or ``gaussian`` with the standard deviation of
+    their layer's weights times ``config.bias_scale``, drawn after both weight matrices from
+    the same stream, so the weights of a seed are the same under either choice.  With zero
+    biases the initial net is odd in ``x``; on inputs centred on the +-1 corners that
+    favours the relabelings that read one coordinate each (the bijective symmetries).
     """
     H, V = config.hidden, config.n_values
+    std_hidden = config.init_scale_hidden / np.sqrt(n_inputs)
+    std_heads = config.init_scale_heads / np.sqrt(H)
     blocks = []
     for seed in seeds:
         rng = np.random.default_rng(seed)
-        W1 = rng.standard_normal((n_inputs, H)) * (config.init_scale_hidden / np.sqrt(n_inputs))
-        W2 = rng.standard_normal((H, n_concepts * V)) * (config.init_scale_heads / np.sqrt(H))
-        blocks.append((W1, W2))
-    B = len(blocks)
-    return ConceptNetParams(
-        W1=np.stack([b[0] for b in blocks]),
-        b1=np.zeros((B, 1, H)),
-        W2=np.stack([b[1] for b in blocks]),
-        b2=np.zeros((B, 1, n_concepts * V)),
-    )
+        W1 = rng.standard_normal((n_inputs, H)) * std_hidden
+        W2 = rng.standard_normal((H, n_concepts * V)) * std_heads
+        if config.bias_init == "gaussian":
+            b1 = rng.standard_normal((1, H)) * (config.bias_scale * std_hidden)
+            b2 = rng.standard_normal((1, n_concepts * V)) * (config.bias_scale * std_heads)
+        else:
+            b1, b2 = np.zeros((1, H)), np.zeros((1, n_concepts * V))
+        blocks.append((W1, b1, W2, b2))
+    W1, b1, W2, b2 = (np.stack([b[i] for b in blocks]) for i in range(4))
+    return ConceptNetParams(W1=W1, b1=b1, W2=W2, b2=b2)
 
 
 SHORT_AXIS = 16  # up to this length the slice loops win; longer axes (digit tuples) use numpy

@@ -755,6 +755,20 @@ def calibrate_aggregate(ctx) -> None:
     ctx.write_metrics({"calibration": sweep_metrics(dist, verdicts, claims.CALIBRATION_CLAIMS)})
 
 
+def calibrate_variant(ctx) -> None:
+    """One knob level, one block of seeds (see :mod:`.sensitivity`)."""
+    from .sensitivity import variant
+
+    variant(ctx)
+
+
+def calibrate_sensitivity(ctx) -> None:
+    """Every claim at every measured knob level; the kinds of optimum (:mod:`.sensitivity`)."""
+    from .sensitivity import sensitivity
+
+    sensitivity(ctx)
+
+
 # The jobs of this instrument (declared in artifacts.py) and the function each runs.
 STAGE_FUNCTIONS = {
     ("generate", None): generate,
@@ -770,4 +784,6 @@ STAGE_FUNCTIONS = {
     ("calibrate", "concepts"): calibrate_concepts,
     ("calibrate", "digits"): calibrate_digits,
     ("calibrate", "aggregate"): calibrate_aggregate,
+    ("calibrate", "variant"): calibrate_variant,
+    ("calibrate", "sensitivity"): calibrate_sensitivity,
 }

@@ -109,7 +109,10 @@ def count_blocks(loader) -> list[Block]:
                 "seed": p["seed"],
             },
             note="N_opt = #{alpha : K(alpha(g)) = K(g) on every observed g}; shortcuts = N_opt - "
-            "1. "
+            "1. N_opt (joint): alpha any map of the joint states to themselves; N_opt "
+            "(disentangled): alpha(g)_j = f_j(g_pi(j)), a permutation pi of the concepts and one "
+            "map f_j per concept (identity, negation or a constant for a bit), the family of "
+            "rsbench's counter; N_opt counts the pairs (pi, f). "
             "Every exact count is compared with the oracles listed before it is written. "
             "Knowledge: " + notes,
             floatfmt="{:.2f}",
@@ -295,6 +298,7 @@ def section(loader) -> list[Block]:
     over seeds, then real digits and concept-head calibration."""
     from .report_digits import digit_blocks
     from .report_models import model_blocks
+    from .report_sensitivity import sensitivity_section
 
     return [
         *generate_blocks(loader),
@@ -302,5 +306,6 @@ def section(loader) -> list[Block]:
         *categorical_blocks(loader),
         *rsbench_blocks(loader),
         *model_blocks(loader),
+        *sensitivity_section(loader),
         *digit_blocks(loader),
     ]

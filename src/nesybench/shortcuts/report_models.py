@@ -154,8 +154,17 @@ def model_blocks(loader) -> list[Block]:
     from .figures import seeds_figure
 
     summary = loader.table("score", "h2h_summaries")
+    p = loader.params
     blocks: list[Block] = [
         Heading("The head-to-head over seeds: label-only vs concept-supervised", level=3),
+        Paragraph(
+            "Two AccY thresholds are at work in this section: "
+            f"`claims.thresholds.acc_y_min` = {p['claims']['thresholds']['acc_y_min']:g} "
+            "('labels cannot tell them apart': both nets reach it on test), and "
+            f"`models.min_acc_y` = {p['models']['min_acc_y']:g} (a label-only run counts as "
+            "label-perfect, hence as a shortcut or a collapse, only when its alpha is a counted "
+            "optimum and its test AccY reaches it; the chapter's label-perfect is AccY >= 0.95)."
+        ),
         *sweep_tables(
             loader.table("score", "h2h_distribution"),
             loader.table("score", "h2h_claims"),

@@ -36,6 +36,7 @@ __all__ = [
     "digit_incidence",
     "pick_digit_exhibit",
     "calibration_summary",
+    "concept_calibration_summary",
     "digit_calibration_table",
 ]
 
@@ -61,10 +62,12 @@ SWEEP_METRICS = ("acc_y", "acc_y_ood", "acc_c", "f1_c", "cls_c", "cls_c_digits",
 
 CALIBRATION_METRICS = (
     Metric("lo_tau", "label-only net: fitted temperature"),
+    Metric("lo_tau_at_edge", "label-only net: tau on the search-bracket edge (share of seeds)"),
     Metric("lo_ece_before", "label-only net: ECE(C) before (test)"),
     Metric("lo_ece_after", "label-only net: ECE(C) after temperature (test)"),
     Metric("lo_ece_change", "label-only net: ECE(C) change"),
     Metric("sup_tau", "twin: fitted temperature"),
+    Metric("sup_tau_at_edge", "twin: tau on the search-bracket edge (share of seeds)"),
     Metric("sup_ece_change", "twin: ECE(C) change"),
     Metric("digits_lo_ece_before", "label-only digit heads: top-label ECE before (test)"),
     Metric("digits_lo_ece_after", "label-only digit heads: top-label ECE after (test)"),
@@ -370,35 +373,51 @@ def pick_digit_exhibit(summary: pd.DataFrame, *, rule: str) -> dict:
 # ---- calibration ----------------------------------------------------------------------------
 
 
-def calibration_summary(
-    concept: pd.DataFrame, digits: pd.DataFrame, *, support: str, supervised: str, method: str
-) -> pd.DataFrame:
-    """One row per seed: the temperature fitted to each head-to-head net's concept heads and
-    their ECE(C) before and after, the digit heads' top-label ECE before and after ``method``
-    (label-only and ``supervised`` on ``support``), and the claims' verdicts."""
+def concept_calibration_summary(concept: pd.DataFrame) -> pd.DataFrame:
+    """One row per seed: the temperature fitted to each head-to-head net's concept heads, their
+    ECE(C) before and after, and the concept claim's verdict (the label-only heads' ECE(C)
+    goes down)."""
     lo = _one(concept[concept["model"] == "label_only"], "label-only calibration")
     sup = _one(concept[concept["model"] == "concept_sup"], "twin calibration")
-    at = digits[(digits["support"] == support) & (digits["method"] == method)]
-    dlo = _one(at[at["mitigation"] == "label_only"], "label-only digit calibration")
-    dsup = _one(at[at["mitigation"] == supervised], f"{supervised} digit calibration")
     rows = []
     for seed in sorted(lo.index):
         row = {
             "seed": int(seed),
             "lo_tau": float(lo.loc[seed, "tau"]),
+            "lo_tau_at_edge": bool(lo.loc[seed, "at_bracket_edge"]),
             "lo_ece_before": float(lo.loc[seed, "ece_top_before"]),
             "lo_ece_after": float(lo.loc[seed, "ece_top_after"]),
             "sup_tau": float(sup.loc[seed, "tau"]),
+            "sup_tau_at_edge": bool(sup.loc[seed, "at_bracket_edge"]),
             "sup_ece_change": float(
                 sup.loc[seed, "ece_top_after"] - sup.loc[seed, "ece_top_before"]
             ),
-            "digits_lo_ece_before": float(dlo.loc[seed, "ece_top_before"]),
-            "digits_lo_ece_after": float(dlo.loc[seed, "ece_top_after"]),
-            "digits_sup_ece_change": float(
-                dsup.loc[seed, "ece_top_after"] - dsup.loc[seed, "ece_top_before"]
-            ),
         }
         row["lo_ece_change"] = row["lo_ece_after"] - row["lo_ece_before"]
+        row["concept_temperature_lowers_ece"] = bool(row["lo_ece_change"] < 0)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def calibration_summary(
+    concept: pd.DataFrame, digits: pd.DataFrame, *, support: str, supervised: str, method: str
+) -> pd.DataFrame:
+    """One row per seed: the concept heads' calibration (:func:`concept_calibration_summary`),
+    the digit heads' top-label ECE before and after ``method`` (label-only and ``supervised``
+    on ``support``), and the claims' verdicts."""
+    at = digits[(digits["support"] == support) & (digits["method"] == method)]
+    dlo = _one(at[at["mitigation"] == "label_only"], "label-only digit calibration")
+    dsup = _one(at[at["mitigation"] == supervised], f"{supervised} digit calibration")
+    rows = []
+    for row in concept_calibration_summary(concept).to_dict("records"):
+        seed = row["seed"]
+        row.update(
+            digits_lo_ece_before=float(dlo.loc[seed, "ece_top_before"]),
+            digits_lo_ece_after=float(dlo.loc[seed, "ece_top_after"]),
+            digits_sup_ece_change=float(
+                dsup.loc[seed, "ece_top_after"] - dsup.loc[seed, "ece_top_before"]
+            ),
+        )
         row["digits_lo_ece_change"] = row["digits_lo_ece_after"] - row["digits_lo_ece_before"]
         row.update(calibration_seed_claims(row))
         rows.append(row)

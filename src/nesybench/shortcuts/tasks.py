@@ -7,11 +7,13 @@ Shape of a task (the logic-task family of rsbench):
 3. render the input: x_j = (2 g_j - 1) + noise * eps_j for the k concept
    coordinates (eps ~ N(0, 1)), then ``n_distractors`` pure N(0, 1) coordinates.
 
-The support knob: a permutation of the 2^k states seeded by ``(seed, k)`` keeps
-its first ``max(1, round(support_frac * 2^k))`` states as the observed support.
-Because the permutation does not depend on the fraction, smaller supports are
-nested in larger ones.  train and test sample the support; ood samples exactly
-the unobserved states (empty at full support).
+The support knob: a permutation of the 2^k states keeps its first
+``max(1, round(support_frac * 2^k))`` states as the observed support.  Each task draws
+its permutation from its own stream (:func:`support_stream`): ``(seed, k)`` for k-bit
+parity, ``(seed, k, <knowledge>)`` for any other knowledge, so two tasks share a support
+only when they are the same task.  Because the permutation does not depend on the
+fraction, smaller supports are nested in larger ones.  train and test sample the support;
+ood samples exactly the unobserved states (empty at full support).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ __all__ = [
     "state_str",
     "child_rng",
     "support_states",
+    "support_stream",
     "Split",
     "ConceptTask",
     "make_task",
@@ -49,6 +52,17 @@ CONCEPT_CORR_MIN = 0.9  # corr(x_j, g_j) must reach this: the intended concepts 
 DISTRACTOR_CORR_MAX = 0.3  # |corr(x_d, y)| must stay below this: no label side channel
 MAX_TASK_K = 16  # tasks enumerate their 2^k states
 RANDOM_CNF_MAX_DRAWS = 1000
+
+
+def support_stream(knowledge: Knowledge) -> tuple[str, ...]:
+    """The name of a task's support permutation beyond ``(seed, "support", k)``: none for
+    k-bit parity (whose stream the chapter's XOR supports come from), the knowledge's spec
+    for anything else (a CNF over k bits must not reuse the parity task's support).
+
+    >>> support_stream(make_knowledge("xor", 2)), support_stream(make_knowledge("(x1 | x2)", 2))
+    ((), ('(x1 | x2)',))
+    """
+    return () if knowledge.spec == "xor" else (knowledge.spec,)
 
 
 def child_rng(seed: int, *names: object) -> np.random.Generator:
@@ -188,8 +202,8 @@ def make_task(
 ) -> ConceptTask:
     """A seeded concept task with train / test (support) and ood (complement) splits.
 
-    A pure function of its arguments: the support is seeded by ``(seed, k)``,
-    each split's draws by ``(seed, name, split)``.
+    A pure function of its arguments: the support is seeded by ``(seed, k)`` and the
+    knowledge (:func:`support_stream`), each split's draws by ``(seed, name, split)``.
     """
     if not isinstance(knowledge, Knowledge):
         raise TypeError(f"knowledge must be a Knowledge, got {type(knowledge).__name__}")
@@ -209,7 +223,7 @@ def make_task(
             f"knowledge: a task needs both labels among the 2^{k} states; {knowledge.describe()} "
             f"gives only label {labels[0]}"
         )
-    support = support_states(k, support_frac, seed=seed)
+    support = support_states(k, support_frac, seed=seed, stream=support_stream(knowledge))
     unobserved = tuple(s for s in (state_str(r) for r in all_states(k)) if s not in set(support))
     draws = {
         "train": (support, n_train),
