@@ -1,8 +1,15 @@
 """Benchmark: the difficulty grid -- generation, reference systems and scoring per 1,000 questions.
 
-    python bench/axes_grid.py [--per-cell 6] [--resamples 200] [--repeat 1]
+    python bench/axes_grid.py [--per-cell 6] [--resamples 200] [--full-per-cell 6] [--repeat 2]
 
-On the default grid (params.yaml's axes.grid levels, ``--per-cell`` questions per
+First, generation against the landed code (``bench/baseline``: main before the issue-25
+work) in the same run: CPU seconds per question of both grids of a seed (evaluation and
+training, every label re-derived from the text), best of ``--repeat``, on params.yaml's grid
+and on the full profile's grid levels (``workflow/profiles/full/params-overrides.yaml``, at
+``--full-per-cell`` questions per cell; 0 skips it), with the md5 of both trees' grids (they
+must be the same bytes).
+
+Then, on the default grid (params.yaml's axes.grid levels, ``--per-cell`` questions per
 cell) it times, per 1,000 questions:
 
 * generating the grid (sampling, rendering, reading every question back and
@@ -25,11 +32,66 @@ import tempfile
 import time
 from pathlib import Path
 
+import yaml
+from baseline import ROOT, landed_tree, run_python
+
 from nesybench.axes.bank import BankConfig, build_bank
 from nesybench.axes.grid import DEFAULT_LEVELS, DEFAULT_SEED, GridSpec, generate_grid, grid_jsonl
 from nesybench.axes.references import fit_soft_reasoner, reference_predictions
 from nesybench.axes.scoring import read_grid, read_predictions, score
 from nesybench.progress import log
+
+#: run under either tree: CPU seconds per question of a seed's two grids, best of N, and their md5
+GRID_SNIPPET = r"""
+import hashlib, json, sys, time
+from nesybench.axes.benchmark import generate_grids
+from nesybench.axes.grid import grid_jsonl, grid_table
+from nesybench.progress import log
+
+axes, repeat = json.loads(sys.argv[1]), int(sys.argv[2])
+best = float("inf")
+for _ in range(repeat):
+    started = time.process_time()
+    grids = generate_grids(axes, seed=0)
+    best = min(best, time.process_time() - started)
+digest = hashlib.md5()
+for questions in grids:
+    digest.update(grid_jsonl(questions).encode())
+    digest.update(grid_table(questions).to_csv(index=False).encode())
+n = sum(len(g) for g in grids)
+print(json.dumps({"questions": n, "s_per_q": best / n, "md5": digest.hexdigest()}))
+"""
+
+
+def _axes_params(levels: dict | None = None, per_cell: int | None = None) -> dict:
+    axes = yaml.safe_load((ROOT / "params.yaml").read_text())["axes"]
+    if levels is not None:
+        axes["grid"]["levels"] = levels
+    if per_cell is not None:
+        axes["grid"]["per_cell"] = per_cell
+    return axes
+
+
+def against_landed(repeat: int, full_per_cell: int) -> None:
+    """Grid generation per question, this tree vs the landed code, same params, same run."""
+    full = yaml.safe_load((ROOT / "workflow/profiles/full/params-overrides.yaml").read_text())
+    grids = [("params.yaml grid", _axes_params())]
+    if full_per_cell:
+        levels = full["axes"]["grid"]["levels"]
+        grids.append((f"full levels, {full_per_cell}/cell", _axes_params(levels, full_per_cell)))
+    with tempfile.TemporaryDirectory(prefix="nesybench-bench-") as tmp:
+        landed = landed_tree(Path(tmp))
+        print(f"{'grid generation (CPU)':<28} {'questions':>9} {'landed ms/q':>12} "
+              f"{'this ms/q':>10} {'speed-up':>9}  same bytes")  # fmt: skip
+        for name, axes in grids:
+            arg = json.dumps(axes)
+            old = run_python(landed, GRID_SNIPPET, arg, str(repeat))
+            new = run_python(ROOT, GRID_SNIPPET, arg, str(repeat))
+            same = "yes" if old["md5"] == new["md5"] else f"NO ({old['md5']} vs {new['md5']})"
+            print(
+                f"{name:<28} {new['questions']:>9,} {1000 * old['s_per_q']:>12.3f} "
+                f"{1000 * new['s_per_q']:>10.3f} {old['s_per_q'] / new['s_per_q']:>8.1f}x  {same}"
+            )
 
 
 def _timed(func):
@@ -45,7 +107,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-cell", type=int, default=6)
     parser.add_argument("--resamples", type=int, default=200)
     parser.add_argument("--bank-theories", type=int, default=42)
+    parser.add_argument("--full-per-cell", type=int, default=6)
+    parser.add_argument("--repeat", type=int, default=2)
     args = parser.parse_args(argv)
+    against_landed(args.repeat, args.full_per_cell)
 
     spec = GridSpec.from_params({"levels": DEFAULT_LEVELS, "per_cell": args.per_cell})
     log(f"grid: {len(spec.cells())} cells x {spec.cell_size} questions")
