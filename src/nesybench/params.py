@@ -30,6 +30,12 @@ class _Loader(yaml.SafeLoader):
     """Plain YAML only: no tags that construct objects, duplicate keys refused."""
 
 
+class _FastLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+    """:class:`_Loader` on libyaml's parser (when PyYAML has it): params and schemas are read
+    at every Snakemake start.  Any problem is re-read by :class:`_Loader`, whose messages
+    (line, column, wording) are the ones users see."""
+
+
 def _mapping(loader: _Loader, node: yaml.MappingNode) -> dict:
     loader.flatten_mapping(node)
     seen: dict = {}
@@ -44,6 +50,7 @@ def _mapping(loader: _Loader, node: yaml.MappingNode) -> dict:
 
 
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
+_FastLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
 
 
 def _yaml_problem(exc: yaml.YAMLError) -> str:
@@ -59,6 +66,11 @@ def _yaml_problem(exc: yaml.YAMLError) -> str:
 
 def _load_yaml(path: Path, what: str) -> Any:
     try:
+        try:
+            with open(path, encoding="utf-8") as handle:
+                return yaml.load(handle, Loader=_FastLoader)
+        except (yaml.YAMLError, UnicodeDecodeError):
+            pass  # read again below for the message
         with open(path, encoding="utf-8") as handle:
             return yaml.load(handle, Loader=_Loader)
     except FileNotFoundError:
