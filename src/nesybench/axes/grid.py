@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -71,6 +72,7 @@ from ..progress import progress
 from ..reasoning.chainer import forward_chain
 from ..reasoning.grammar import (
     Lexicon,
+    parse_context,
     parse_sentence,
     render_proofwriter,
     render_proofwriter_question,
@@ -455,7 +457,7 @@ class _Shared:
     rules: tuple[Rule, ...]
     entities: tuple[str, ...]
     texts: tuple[str, ...]  # the sentences in canonical order, then the question; no synonyms
-    readings: _Readings  # the structure's memo of sentence readings
+    readings: SentenceReader  # the structure's memo of sentence readings
     items: dict = field(default_factory=dict)  # each distinct fact and rule -> its slot
     slots: dict = field(default_factory=dict)  # sentence -> the slot it reads as, -1 for none
     draws: tuple[tuple[float, ...], ...] | None = None  # per text, one per vocabulary word
@@ -511,41 +513,82 @@ def _vocabulary_words(sentence: str) -> int:
     return sum(token.rstrip(".?,") in SURFACE_SYNONYMS for token in sentence.split(" "))
 
 
-class _Readings:
-    """The generator's own reading of sentences (the grammar's ProofWriter dialect, every synonym
-    of a vocabulary known), memoised: ``read(s)`` is ``parse_sentence(s, lexicon=lexicon_for(s,
-    _reading_lexicon(vocabulary)), dialect="proofwriter")``.
+_LETTERS = re.compile("[a-z]+")
 
-    The grammar normalises synonyms first and parses the normalised text with no lexicon, so
-    the strict parse is memoised on the normalised text: a sentence rewritten with synonyms
-    reads as its canonical sentence without being parsed again.
+
+class SentenceReader:
+    """The grammar's ProofWriter reading of sentences through ``lexicon``, memoised.
+
+    ``read(s)`` is ``parse_sentence(s, lexicon=lexicon_for(s, lexicon), dialect="proofwriter")``
+    and ``context(text)`` is ``parse_context(text, ...)`` with that reading of each sentence
+    (the lexicon cut to each sentence reads as the lexicon cut to the whole text, see
+    :func:`lexicon_for`).  The grammar normalises synonyms first and parses the normalised
+    text with no lexicon, so the strict parse is memoised on the normalised text: every
+    presentation of a sentence that reads as the same words is parsed once.  The memo holds
+    at most ``max_entries`` texts (then starts afresh).
     """
 
-    def __init__(self, vocabulary: int) -> None:
-        self.synonyms = _reading_lexicon(vocabulary).synonyms
-        self.by_text: dict = {}
-        self.by_normal: dict = {}
+    def __init__(self, lexicon: Lexicon, *, max_entries: int = 1 << 17) -> None:
+        self.lexicon = lexicon
+        self.max_entries = max_entries
+        # entries of lower-case letters only (every lexicon of this package) match exactly the
+        # sentence's maximal runs of letters equal to them: found without scanning the lexicon
+        self._words = all(_LETTERS.fullmatch(k) for k in lexicon.synonyms)
+        self._by_text: dict = {}
+        self._by_normal: dict = {}
 
-    def read(self, sentence: str):
-        reading = self.by_text.get(sentence)
+    def _cut(self, sentence: str) -> Lexicon:
+        if not self._words:
+            return lexicon_for(sentence, self.lexicon)
+        synonyms = self.lexicon.synonyms
+        words = _LETTERS.findall(sentence.lower())
+        return Lexicon(synonyms={w: synonyms[w] for w in words if w in synonyms})
+
+    def read(self, sentence: object):
+        """The sentence's :class:`~nesybench.reasoning.grammar.ParseResult`."""
+        if not isinstance(sentence, str):
+            return parse_sentence(sentence, dialect="proofwriter")
+        reading = self._by_text.get(sentence)
         if reading is None:
+            if len(self._by_text) >= self.max_entries:
+                self._by_text.clear()
+                self._by_normal.clear()
             normal = " ".join(sentence.split())
-            # the entries whose word the sentence holds (every entry is one word): the entries
-            # of lexicon_for(sentence, ...), found without scanning the whole lexicon
-            words = (w.rstrip(".?,") for w in normal.lower().split(" "))
-            entries = {w: self.synonyms[w] for w in words if w in self.synonyms}
-            if entries:
-                normal = " ".join(Lexicon(synonyms=entries).normalize(normal).split())
-            reading = self.by_normal.get(normal)
+            cut = self._cut(normal)
+            if cut.synonyms:
+                normal = " ".join(cut.normalize(normal).split())
+            reading = self._by_normal.get(normal)
             if reading is None:
-                reading = parse_sentence(normal, dialect="proofwriter")
-                self.by_normal[normal] = reading
-            self.by_text[sentence] = reading
+                reading = self._by_normal[normal] = parse_sentence(normal, dialect="proofwriter")
+            self._by_text[sentence] = reading
         return reading
+
+    def context(self, text: object) -> Theory:
+        """Every sentence of a context read (:func:`~nesybench.reasoning.grammar.parse_context`:
+        questions and unreadable sentences are failures)."""
+        if not isinstance(text, str):
+            return parse_context(text, dialect="proofwriter")
+        facts: list[Atom] = []
+        rules: list[Rule] = []
+        failures: list[tuple[str, str]] = []
+        adjectives: set[str] = set()
+        for sentence in split_sentences(text):
+            res = self.read(sentence)
+            if res.kind == "fact":
+                facts.append(res.atom)
+                if res.adjective:
+                    adjectives.add(base_pred(res.atom.pred))
+            elif res.kind == "rule":
+                rules.append(res.rule)
+                if res.adjective:
+                    adjectives.add(base_pred(res.rule.head.pred))
+            else:
+                failures.append((sentence, res.reason or "a question inside the context"))
+        return Theory(tuple(facts), tuple(rules), tuple(failures), frozenset(adjectives))
 
 
 def _share(
-    cell: Cell, index: int, *, seed: int, split: str, readings: _Readings | None = None
+    cell: Cell, index: int, *, seed: int, split: str, readings: SentenceReader | None = None
 ) -> _Shared:
     """Sample and render question ``index`` of ``cell``'s structure, once for its presentations
     (``readings``: the memo of sentence readings of its structure, or a fresh one)."""
@@ -559,7 +602,7 @@ def _share(
     canonical += [render_proofwriter(r) for r in rules]
     world = "open" if cell.negation == "negated" else "closed"
     question = render_proofwriter_question(statement, world=world)
-    readings = _Readings(cell.vocabulary) if readings is None else readings
+    readings = SentenceReader(_reading_lexicon(cell.vocabulary)) if readings is None else readings
     return _Shared(
         cell, index, seed, split, statement, label, tuple(draft.facts), tuple(rules), entities,
         (*canonical, question), readings,
@@ -590,15 +633,6 @@ def _read_back(shared: _Shared, qid: str, context: str, question: str) -> None:
         asked.kind == "question" and asked.atom == shared.statement,
         f"grid question {qid}: the question must read back as {shared.statement}, "
         f"got {asked.value}",
-    )
-
-
-def _reading(shared: _Shared, context: str) -> Theory:
-    """The facts and rules a context reads as, in the order it states them."""
-    values = [shared.readings.read(s).value for s in split_sentences(context)]
-    return Theory(
-        tuple(v for v in values if isinstance(v, Atom)),
-        tuple(v for v in values if isinstance(v, Rule)),
     )
 
 
@@ -660,7 +694,7 @@ def _present(shared: _Shared, cell: Cell) -> GridQuestion:
     context = " ".join(sentences)
     _read_back(shared, qid, context, question)
     if shared.derivation is None:
-        parsed = _reading(shared, context)
+        parsed = shared.readings.context(context)
         shared.derivation = _derive(cell, qid, parsed, shared.statement, shared.label)
     theory = Theory(shared.facts, shared.rules, entities=shared.entities, key=(shared.split, qid))
     return GridQuestion(
@@ -711,7 +745,7 @@ def generate_grid(
         for members in structures.values():
             # one memo of sentence readings per structure (its theories share words and
             # names), dropped when the next structure starts
-            readings = _Readings(members[0].vocabulary)
+            readings = SentenceReader(_reading_lexicon(members[0].vocabulary))
             for i in range(size):
                 yield members, i, readings
 
