@@ -285,7 +285,7 @@ def test_grid_readings_are_the_grammars_reading_of_each_sentence(small_grid):
     own reading of the sentence with the lexicon cut to it."""
     from nesybench.reasoning.grammar import parse_sentence
 
-    readings = {v: grid_mod._Readings(v) for v in SMALL.vocabulary}
+    readings = {v: grid_mod.SentenceReader(grid_mod._reading_lexicon(v)) for v in SMALL.vocabulary}
     for q in small_grid[::7]:
         lexicon = grid_mod._reading_lexicon(q.cell.vocabulary)
         for sentence in (*split_sentences(q.context), q.question):
