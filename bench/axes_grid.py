@@ -2,12 +2,13 @@
 
     python bench/axes_grid.py [--per-cell 6] [--resamples 200] [--full-per-cell 6] [--repeat 2]
 
-First, generation against the landed code (``bench/baseline``: main before the issue-25
-work) in the same run: CPU seconds per question of both grids of a seed (evaluation and
-training, every label re-derived from the text), best of ``--repeat``, on params.yaml's grid
-and on the full profile's grid levels (``workflow/profiles/full/params-overrides.yaml``, at
-``--full-per-cell`` questions per cell; 0 skips it), with the md5 of both trees' grids (they
-must be the same bytes).
+First, against the landed code (``bench/baseline``: main before the issue-25 work) in the
+same run: CPU seconds per question of both grids of a seed (evaluation and training, every
+label re-derived from the text), best of ``--repeat``, and of the three reference systems
+answering the evaluation grid (the axes score job's main cost), on params.yaml's grid and on
+the full profile's grid levels (``workflow/profiles/full/params-overrides.yaml``, at
+``--full-per-cell`` questions per cell; 0 skips it), with the md5 of both trees' grids and
+answers (they must be the same bytes).
 
 Then, on the default grid (params.yaml's axes.grid levels, ``--per-cell`` questions per
 cell) it times, per 1,000 questions:
@@ -41,12 +42,12 @@ from nesybench.axes.references import fit_soft_reasoner, reference_predictions
 from nesybench.axes.scoring import read_grid, read_predictions, score
 from nesybench.progress import log
 
-#: run under either tree: CPU seconds per question of a seed's two grids, best of N, and their md5
+#: run under either tree: CPU seconds per question of a seed's two grids (best of N) and of the
+#: three reference systems on the evaluation grid, and the md5 of the grids and of the answers
 GRID_SNIPPET = r"""
 import hashlib, json, sys, time
-from nesybench.axes.benchmark import generate_grids
+from nesybench.axes.benchmark import answer_grid, fit_grid_reasoner, generate_grids
 from nesybench.axes.grid import grid_jsonl, grid_table
-from nesybench.progress import log
 
 axes, repeat = json.loads(sys.argv[1]), int(sys.argv[2])
 best = float("inf")
@@ -59,7 +60,16 @@ for questions in grids:
     digest.update(grid_jsonl(questions).encode())
     digest.update(grid_table(questions).to_csv(index=False).encode())
 n = sum(len(g) for g in grids)
-print(json.dumps({"questions": n, "s_per_q": best / n, "md5": digest.hexdigest()}))
+records = [q.record() for q in grids[0]]
+model = fit_grid_reasoner([q.record() for q in grids[1]], axes)
+started = time.process_time()
+answers = answer_grid(records, model, axes)
+systems = time.process_time() - started
+print(json.dumps({
+    "questions": n, "s_per_q": best / n, "md5": digest.hexdigest(),
+    "systems_s_per_q": systems / len(records),
+    "answers_md5": hashlib.md5(json.dumps(answers, sort_keys=True).encode()).hexdigest(),
+}))
 """
 
 
@@ -81,17 +91,22 @@ def against_landed(repeat: int, full_per_cell: int) -> None:
         grids.append((f"full levels, {full_per_cell}/cell", _axes_params(levels, full_per_cell)))
     with tempfile.TemporaryDirectory(prefix="nesybench-bench-") as tmp:
         landed = landed_tree(Path(tmp))
-        print(f"{'grid generation (CPU)':<28} {'questions':>9} {'landed ms/q':>12} "
-              f"{'this ms/q':>10} {'speed-up':>9}  same bytes")  # fmt: skip
+        print(f"{'CPU per question':<44} {'questions':>9} {'landed ms':>10} "
+              f"{'this ms':>8} {'speed-up':>9}  same bytes")  # fmt: skip
         for name, axes in grids:
             arg = json.dumps(axes)
             old = run_python(landed, GRID_SNIPPET, arg, str(repeat))
             new = run_python(ROOT, GRID_SNIPPET, arg, str(repeat))
-            same = "yes" if old["md5"] == new["md5"] else f"NO ({old['md5']} vs {new['md5']})"
-            print(
-                f"{name:<28} {new['questions']:>9,} {1000 * old['s_per_q']:>12.3f} "
-                f"{1000 * new['s_per_q']:>10.3f} {old['s_per_q'] / new['s_per_q']:>8.1f}x  {same}"
-            )
+            for what, key, md5 in (
+                ("generate (read back, re-derive)", "s_per_q", "md5"),
+                ("three reference systems", "systems_s_per_q", "answers_md5"),
+            ):
+                same = "yes" if old[md5] == new[md5] else f"NO ({old[md5]} vs {new[md5]})"
+                print(
+                    f"{name + ': ' + what:<44} {new['questions']:>9,} "
+                    f"{1000 * old[key]:>10.3f} {1000 * new[key]:>8.3f} "
+                    f"{old[key] / new[key]:>8.1f}x  {same}"
+                )
 
 
 def _timed(func):

@@ -21,6 +21,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 #: main before the issue-25 performance work
 LANDED = "643ae62"
+#: what a stage job of each instrument imports besides the stage runner
+INSTRUMENT_PIPELINES = (
+    "nesybench.shortcuts.pipeline",
+    "nesybench.calibration.pipeline",
+    "nesybench.nli.pipeline",
+    "nesybench.axes.pipeline",
+    "nesybench.report.pipeline",
+)
 
 
 def landed_tree(dest: Path, commit: str = LANDED) -> Path:
