@@ -1,22 +1,27 @@
-"""The pipeline as a whole: a cold run, a no-op rerun, a one-param change, and the seed sweep
-at 1 vs 2 cores, in a throw-away copy of the repository.
+"""The pipeline as a whole, against the landed code: a cold run (CPU per job, Snakemake's own
+CPU, the wall on idle cores), a no-op rerun, a one-param change, and the seed sweep at 1 vs 2
+cores, each tree in a throw-away copy.
 
-    python bench/pipeline.py [--params-override tests/profiles/tiny.yaml] [--sweep-seeds 8]
+    python bench/pipeline.py [--params-override FILE] [--repeat 3] [--sweep-seeds 8]
+                             [--no-landed] [--top 12]
 
-Prints wall-clock seconds and ratios measured in the same run:
+Prints seconds and ratios measured in the same run:
 
-* cold ``snakemake --cores 2`` over every job, and a no-op rerun (target: under 5 s);
-* a one-param change (``calibration.bootstrap.resamples``): which jobs rerun and how long;
-* the calibration seed sweep (``--sweep-seeds`` seeds, every per-seed job of that instrument)
-  at ``--cores 1`` and ``--cores 2``: the speed-up (target: at least 1.7x) and the cost per seed.
+* both trees (``bench/baseline``: main before the issue-25 work, and this one): a cold
+  ``snakemake --cores 2``: its wall, its CPU (Snakemake and every job), each job's CPU (a
+  measuring ``python`` on PATH), Snakemake's own share, and the wall the measured jobs would
+  take on 2 idle cores (list scheduling over the DAG); the rules that cost most, landed vs
+  this; then the no-op rerun, best of ``--repeat`` (target: under 3 s);
+* this tree: a one-param change (``calibration.bootstrap.resamples``), which jobs rerun and how
+  long; the calibration seed sweep at ``--cores 1`` and ``--cores 2`` (target: at least 1.7x).
 
-The machine is shared: read the ratios, not the seconds.
+``--params-override workflow/profiles/full/params-overrides.yaml`` measures the full profile
+(hours of CPU for the landed tree). The machine is shared: read the ratios and CPU seconds.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import shutil
 import subprocess
@@ -26,35 +31,31 @@ import time
 from pathlib import Path
 
 import yaml
-
-ROOT = Path(__file__).resolve().parents[1]
-VENV_BIN = Path(sys.executable).parent
-
-
-def _env() -> dict:
-    env = dict(os.environ)
-    env["PATH"] = f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}"
-    return env
+from baseline import ROOT, landed_tree, tree_env
+from baseline.jobs import dag_jobs, job_cpu, job_shim, makespan, run_measured
 
 
 def _run(cmd: list[str], cwd: Path) -> tuple[float, str]:
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, env=_env(), capture_output=True, text=True)
+    proc = subprocess.run(cmd, cwd=cwd, env=tree_env(cwd), capture_output=True, text=True)
     elapsed = time.perf_counter() - t0
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed:\n{proc.stderr[-3000:]}")
     return elapsed, proc.stdout + proc.stderr
 
 
-def _copy(dest: Path, override: Path | None) -> Path:
-    files = subprocess.run(
-        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
-    ).stdout.split()
-    for rel in files:
-        src = ROOT / rel
-        if src.is_file():
-            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dest / rel)
+def _copy(dest: Path, override: Path | None, source: Path = ROOT) -> Path:
+    if source == ROOT:
+        files = subprocess.run(
+            ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.split()
+        for rel in files:
+            src = ROOT / rel
+            if src.is_file():
+                (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(src, dest / rel)
+    else:
+        shutil.copytree(source, dest)
     if override:
         params = yaml.safe_load((dest / "params.yaml").read_text())
         _merge(params, yaml.safe_load(override.read_text()) or {})
@@ -88,18 +89,92 @@ def _set(root: Path, section: str, path: list[str], value) -> None:
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
 
 
+def _rule_of(command: str, dag: list[dict]) -> str:
+    for job in dag:
+        if job["cmd"].removeprefix("python ").strip() == command:
+            return job["rule"]
+    return command
+
+
+def cold_and_noop(name: str, tree: Path, tmp: Path, repeat: int) -> dict:
+    """A cold run with every job's CPU measured, then the no-op rerun, best of ``repeat``."""
+    shim = job_shim(tmp / f"shim-{name}")
+    cold = run_measured(["snakemake", "--cores", "2"], tree, shim, tmp / f"jobs-{name}.log")
+    dag = dag_jobs(tree)
+    seconds = job_cpu(dag, cold["jobs"])
+    wall2, critical = makespan(dag, seconds, cores=2)
+    jobs_cpu = sum(cold["jobs"].values())
+    own = cold["cpu"] - jobs_cpu
+    noops = [_run(["snakemake", "--cores", "2"], tree)[0] for _ in range(repeat)]
+    by_rule: dict[str, float] = {}
+    for command, cpu in cold["jobs"].items():
+        rule = _rule_of(command, dag)
+        by_rule[rule] = by_rule.get(rule, 0.0) + cpu
+    return {
+        "wall": cold["wall"],
+        "cpu": cold["cpu"],
+        "jobs_cpu": jobs_cpu,
+        "n_jobs": len(cold["jobs"]),
+        "own": own,
+        # Snakemake's own CPU shares the cores with the jobs
+        "idle_wall": wall2 + own / 2,
+        "critical": critical,
+        "noop": min(noops),
+        "noops": noops,
+        "by_rule": by_rule,
+    }
+
+
+def _print_trees(results: dict[str, dict], top: int) -> None:
+    names = list(results)
+    print(f"{'cold run, --cores 2':<44}" + "".join(f"{n:>14}" for n in names) + "   ratio")
+    rows = [
+        ("wall (this machine, loaded)", "wall", "s"),
+        ("CPU, Snakemake and every job", "cpu", "s"),
+        ("CPU of the jobs", "jobs_cpu", "s"),
+        ("CPU of Snakemake itself", "own", "s"),
+        ("critical path of the jobs (CPU)", "critical", "s"),
+        ("wall on 2 idle cores (estimate)", "idle_wall", "s"),
+        ("no-op rerun, best of the repeats", "noop", "s"),
+    ]
+    for label, key, unit in rows:
+        values = [results[n][key] for n in names]
+        ratio = f"{values[0] / values[-1]:7.2f}x" if len(values) > 1 and values[-1] else ""
+        print(f"{label:<44}" + "".join(f"{v:>13.1f}{unit}" for v in values) + f"  {ratio}")
+    print(f"{'jobs':<44}" + "".join(f"{results[n]['n_jobs']:>14}" for n in names))
+    print("no-op reruns: " + "; ".join(
+        f"{n} " + ", ".join(f"{t:.2f}" for t in results[n]["noops"]) for n in names
+    ) + " s (target: under 3 s)")  # fmt: skip
+    last = results[names[-1]]["by_rule"]
+    first = results[names[0]]["by_rule"]
+    ranked = sorted(set(first) | set(last), key=lambda r: -first.get(r, last.get(r, 0.0)))
+    print(f"\n{'CPU by rule (s)':<44}" + "".join(f"{n:>14}" for n in names) + "   ratio")
+    for rule in ranked[:top]:
+        values = [results[n]["by_rule"].get(rule, 0.0) for n in names]
+        ratio = f"{values[0] / values[-1]:7.2f}x" if len(values) > 1 and values[-1] else ""
+        print(f"{rule:<44}" + "".join(f"{v:>14.1f}" for v in values) + f"  {ratio}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--params-override", type=Path, default=None)
     parser.add_argument("--sweep-seeds", type=int, default=8)
+    parser.add_argument("--repeat", type=int, default=3, help="no-op reruns (best is printed)")
+    parser.add_argument("--no-landed", action="store_true", help="this tree only")
+    parser.add_argument("--top", type=int, default=12, help="rules listed by CPU")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="nesybench-bench-") as tmp:
-        root = _copy(Path(tmp) / "repo", args.params_override)
-        cold, _ = _run(["snakemake", "--cores", "2"], root)
-        noop, _ = _run(["snakemake", "--cores", "2"], root)
-        print(f"cold run, --cores 2:          {cold:8.1f} s")
-        share = noop / cold
-        print(f"no-op rerun:                  {noop:8.1f} s  (target < 5 s; {share:.3f} of cold)")
+        tmp = Path(tmp)
+        trees = {}
+        if not args.no_landed:
+            trees["landed"] = _copy(tmp / "landed", args.params_override, landed_tree(tmp))
+        trees["this"] = _copy(tmp / "repo", args.params_override)
+        results = {
+            name: cold_and_noop(name, tree, tmp, args.repeat) for name, tree in trees.items()
+        }
+        _print_trees(results, args.top)
+        root = trees["this"]
+        cold = results["this"]["wall"]
 
         resamples = yaml.safe_load((root / "params.yaml").read_text())["calibration"]["bootstrap"]
         _set(root, "calibration", ["bootstrap", "resamples"], resamples["resamples"] + 1)

@@ -1,6 +1,9 @@
 """Benchmark: the shortcuts seed sweep, its batching and its parallel speed-up.
 
 Prints
+  0. one block's digit models (every support x mitigation x seed of the default params)
+     trained by the landed code (``bench/baseline``: main before the issue-25 work) and by this
+     tree, in CPU seconds, the speed-up, and whether the weights are the same bytes;
   1. the concept nets' throughput: one net alone vs a block of seeds trained as one batch
      (label-only nets and their twins), in model-epochs/s, and the batching speed-up;
   2. the cost per seed of every block job (train / score / calibrate, concept nets and digit
@@ -120,10 +123,47 @@ def sweep(section: dict, workers: int) -> float:
         return time.perf_counter() - start
 
 
+#: run under either tree: one block of digit models (the default params' digits section)
+DIGITS_SNIPPET = r"""
+import hashlib, json, os, sys, time
+for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[var] = "1"
+import yaml
+from nesybench.shortcuts import digit_sweep as ds
+
+section = yaml.safe_load(open("params.yaml"))["shortcuts"]
+d, seeds = section["digits"], list(range(int(sys.argv[1])))
+tasks = ds.generate_tasks(d, seed=int(section["seed"]))
+started = time.process_time()
+weights, labels = ds.train_block(
+    tasks, mitigations=ds.mitigation_names(d), seeds=seeds, config=ds.config_from_params(d)
+)
+cpu = time.process_time() - started
+digest = hashlib.md5(weights.to_csv(index=False).encode() + labels.to_csv(index=False).encode())
+print(json.dumps({"cpu": cpu, "md5": digest.hexdigest(), "models": int(len(weights))}))
+"""
+
+
+def digits_against_landed(seeds: int) -> None:
+    from baseline import ROOT as TREE
+    from baseline import landed_tree, run_python
+
+    with tempfile.TemporaryDirectory(prefix="nesybench-bench-") as tmp:
+        old = run_python(landed_tree(Path(tmp)), DIGITS_SNIPPET, str(seeds))
+        new = run_python(TREE, DIGITS_SNIPPET, str(seeds))
+    same = "yes" if old["md5"] == new["md5"] else f"NO ({old['md5']} vs {new['md5']})"
+    print(
+        f"one block of digit models ({seeds} seeds): landed {old['cpu']:.1f} CPU s, this "
+        f"{new['cpu']:.1f} CPU s, speed-up {old['cpu'] / new['cpu']:.2f}x; same weights: {same}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=4, help="seeds (= blocks) in the sweep")
+    parser.add_argument("--digit-seeds", type=int, default=5, help="seeds of the digit block")
     args = parser.parse_args()
+    digits_against_landed(args.digit_seeds)
     section = _section(args.seeds)
     print("concept nets: one seed alone vs a block of seeds as one batch (default params):")
     throughput(section)

@@ -85,6 +85,14 @@ def _check_expansion(root: yaml.Node) -> None:
         )
 
 
+class _FastLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+    """:class:`_Loader` on libyaml's parser (when PyYAML has it): params and schemas are read
+    at every Snakemake start.  Any problem is re-read by :class:`_Loader`, whose messages
+    (line, column, wording) are the ones users see; aliases are bounded the same way."""
+
+    get_single_data = _Loader.get_single_data
+
+
 def _mapping(loader: _Loader, node: yaml.MappingNode) -> dict:
     loader.flatten_mapping(node)
     seen: dict = {}
@@ -99,6 +107,7 @@ def _mapping(loader: _Loader, node: yaml.MappingNode) -> dict:
 
 
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
+_FastLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
 
 
 def _yaml_problem(exc: yaml.YAMLError) -> str:
@@ -118,6 +127,12 @@ def _load_yaml(path: Path, what: str) -> Any:
 
     text = read_input_text(path, what=what)
     try:
+        try:
+            return yaml.load(text, Loader=_FastLoader)
+        except _Refused:
+            raise
+        except yaml.YAMLError:
+            pass  # read again below for the message
         return yaml.load(text, Loader=_Loader)
     except RecursionError:
         raise UserError(f"{path}: not valid YAML: nested too deeply") from None

@@ -16,6 +16,7 @@ path element is a name.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import numbers
 
@@ -36,7 +37,13 @@ def path_word(part: object) -> int:
     """
     if isinstance(part, (bool, np.bool_)):
         part = int(part)
-    return int.from_bytes(hashlib.sha256(str(part).encode("utf-8")).digest()[:4], "little")
+    return _text_word(str(part))
+
+
+@functools.lru_cache(maxsize=65536)
+def _text_word(text: str) -> int:
+    # memoised: generators derive thousands of streams whose paths share most of their names
+    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:4], "little")
 
 
 def _check_seed(seed: object) -> int:

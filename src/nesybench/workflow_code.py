@@ -11,6 +11,10 @@ plus the package data files (``*.yaml``) of the packages in the closure.
 from __future__ import annotations
 
 import ast
+import hashlib
+import json
+import os
+import tempfile
 from functools import cache
 from pathlib import Path
 
@@ -18,10 +22,13 @@ from . import INSTRUMENT_MODULES
 
 SRC = Path(__file__).resolve().parent
 PACKAGE = "nesybench"
+#: the imports of every source file, by content, relative to the checkout (see _ImportCache)
+IMPORT_CACHE = Path(".snakemake") / "nesybench" / "imports.json"
 
 __all__ = ["code_inputs", "import_closure", "module_file"]
 
 
+@cache
 def module_file(module: str, src: Path = SRC) -> Path | None:
     """The source file of a ``nesybench.*`` module (package ``__init__`` or module file)."""
     parts = module.split(".")
@@ -43,9 +50,70 @@ def _module_name(path: Path, src: Path) -> str:
     return ".".join(parts)
 
 
-def _imports(path: Path, src: Path) -> set[str]:
-    """Every ``nesybench.*`` module a file imports (relative imports resolved)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+class _ImportCache:
+    """The imports found in each source file, kept between runs in ``IMPORT_CACHE`` under the
+    checkout (Snakemake's state folder, git-ignored).
+
+    Parsing every module is most of what a no-op Snakemake run would spend on code inputs,
+    so a file is parsed again only when its bytes change: an entry is keyed by the file's
+    path and SHA-256, under the SHA-256 of this module (the scanner); a missing, unreadable
+    or stale cache is rebuilt, and a folder it cannot be written to is left alone.
+    """
+
+    def __init__(self, src: Path) -> None:
+        self.path = src.parents[1] / IMPORT_CACHE
+        self.scanner = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+        self.files: dict[str, list] = {}
+        self.dirty = False
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            if data.get("scanner") == self.scanner and isinstance(data.get("files"), dict):
+                self.files = data["files"]
+        except (OSError, ValueError, AttributeError):
+            pass
+
+    def imports(self, path: Path, src: Path) -> frozenset[str]:
+        source = path.read_bytes()
+        key, digest = str(path.relative_to(src)), hashlib.sha256(source).hexdigest()
+        hit = self.files.get(key)
+        if isinstance(hit, list) and len(hit) == 2 and hit[0] == digest:
+            return frozenset(hit[1])
+        found = _scan_imports(source, path, src)
+        self.files[key] = [digest, sorted(found)]
+        self.dirty = True
+        return found
+
+    def save(self) -> None:
+        if not self.dirty:
+            return
+        text = json.dumps({"scanner": self.scanner, "files": self.files}, sort_keys=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".imports-")
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            os.replace(tmp, self.path)
+            self.dirty = False
+        except OSError:
+            pass  # a read-only checkout: the cache stays in memory
+
+
+@cache
+def _import_cache(src: Path) -> _ImportCache:
+    return _ImportCache(src)
+
+
+@cache
+def _imports(path: Path, src: Path) -> frozenset[str]:
+    """Every ``nesybench.*`` module a file imports (memoised per run, and between runs by
+    content: :class:`_ImportCache`)."""
+    return _import_cache(src).imports(path, src)
+
+
+def _scan_imports(source: bytes, path: Path, src: Path) -> frozenset[str]:
+    """Every ``nesybench.*`` module ``source`` (the file ``path``) imports, relative imports
+    resolved."""
+    tree = ast.parse(source.decode("utf-8"))
     name = _module_name(path, src)
     package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
     found: set[str] = set()
@@ -68,7 +136,7 @@ def _imports(path: Path, src: Path) -> set[str]:
         # importing a.b.c runs a/__init__ and a/b/__init__ too
         parts = module.split(".")
         closure.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
-    return closure
+    return frozenset(closure)
 
 
 def import_closure(modules: list[str], src: Path = SRC) -> set[Path]:
@@ -99,6 +167,7 @@ def code_inputs(stage: str, instrument: str, root: str = ".") -> list[str]:
     base = Path(root).resolve()
     src = base / "src" / PACKAGE  # the checkout's sources, not wherever the package is installed
     files = import_closure(roots, src)
+    _import_cache(src).save()
     data = set()
     for path in files:
         if path.name == "__init__.py":

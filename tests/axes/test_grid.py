@@ -259,3 +259,55 @@ def test_grid_spec_from_params_names_the_section():
         GridSpec.from_params({"levels": {**DEFAULT_LEVELS, "depth": [-1]}, "per_cell": 6})
     with pytest.raises(InputError, match="must name exactly the axes"):
         GridSpec.from_params({"levels": {"depth": [0]}, "per_cell": 6})
+
+
+def test_generate_grid_makes_each_question_as_grid_question_does_alone(small_grid):
+    """Theories shared by their presentations change nothing: every question (text, label,
+    proof, depth) is the one grid_question makes on its own."""
+    alone = [grid_question(q.cell, q.index, seed=3) for q in small_grid]
+    assert grid_jsonl(alone) == grid_jsonl(small_grid)
+    assert grid_table(alone).equals(grid_table(small_grid))
+    assert [q.theory for q in alone] == [q.theory for q in small_grid]
+
+
+def test_generate_grid_derives_each_theory_once(monkeypatch):
+    calls = []
+    real = grid_mod.forward_chain
+    monkeypatch.setattr(grid_mod, "forward_chain", lambda *a, **k: calls.append(1) or real(*a, **k))
+    spec = GridSpec(depth=(1, 2), distractors=(1,), vocabulary=(8,), per_cell=6)
+    questions = generate_grid(spec, seed=2)
+    structures = {(q.cell.depth, q.cell.distractors, q.cell.negation, q.index) for q in questions}
+    assert len(questions) == 4 * len(structures) and len(calls) == len(structures)
+
+
+def test_grid_readings_are_the_grammars_reading_of_each_sentence(small_grid):
+    """The memoised reading (by text, and by the text with synonyms normalised) is the grammar's
+    own reading of the sentence with the lexicon cut to it."""
+    from nesybench.reasoning.grammar import parse_sentence
+
+    readings = {v: grid_mod.SentenceReader(grid_mod._reading_lexicon(v)) for v in SMALL.vocabulary}
+    for q in small_grid[::7]:
+        lexicon = grid_mod._reading_lexicon(q.cell.vocabulary)
+        for sentence in (*split_sentences(q.context), q.question):
+            cut = grid_mod.lexicon_for(sentence, lexicon)
+            expected = parse_sentence(sentence, lexicon=cut, dialect="proofwriter")
+            assert readings[q.cell.vocabulary].read(sentence) == expected
+
+
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        # a sentence whose word is outside the vocabulary reads as another rule or fact
+        (lambda texts: (texts[0].replace(" is ", " is zany ", 1), *texts[1:]), "reads as"),
+        # a dropped sentence: every sentence reads as the theory's, but not all of them
+        (lambda texts: texts[1:], "it states"),
+        # a duplicated sentence in place of another
+        (lambda texts: (texts[0], *texts[:-2], texts[-1]), "it states"),
+    ],
+)
+def test_grid_question_text_must_read_back_as_its_theory(monkeypatch, damage, message):
+    """A rendered context that does not state exactly its theory stops generation."""
+    real = grid_mod._Shared.surface
+    monkeypatch.setattr(grid_mod._Shared, "surface", lambda self, prob: damage(real(self, prob)))
+    with pytest.raises(ClaimFailed, match=f"must read back as its theory.*{message}"):
+        grid_question(Cell(2, 1, "canonical", "none", 8, 0.0), 0, seed=1)

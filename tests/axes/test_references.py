@@ -149,3 +149,33 @@ def test_fit_soft_reasoner_needs_both_labels(grid_records):
     only_true = [r for r in grid_records if r["answer"] == "A"]
     with pytest.raises(ValueError, match="True and False"):
         fit_soft_reasoner(only_true)
+
+
+def test_reference_predictions_answer_each_record_as_it_is_answered_alone(grid_records, soft_model):
+    """The readings and answers memoised over a grid change no answer: each record gets what
+    the systems give it alone (fresh reader, no memo), across orders and synonym rates."""
+    preds = reference_predictions(grid_records, model=soft_model, cap=2)
+    for r in grid_records:
+        assert preds["pipeline"][r["id"]] == pipeline_answer(r)
+        assert preds["depth_capped"][r["id"]] == capped_answer(r, cap=2)
+    alone = [soft_answers([r], soft_model)[0] for r in grid_records[::5]]
+    assert [preds["soft_reasoner"][r["id"]] for r in grid_records[::5]] == alone
+
+
+def test_sentence_reader_reads_as_the_grammar_reads_the_whole_text(grid_records):
+    from nesybench.axes.grid import SentenceReader, lexicon_for
+    from nesybench.axes.lexical import surface_repair_lexicon
+    from nesybench.reasoning.grammar import Lexicon, parse_context, parse_sentence
+
+    phrase = Lexicon(synonyms={"is a kind of": "is", "sponsored": "funded"})  # not one word
+    for lexicon in (surface_lexicon(), surface_repair_lexicon(), phrase):
+        reader = SentenceReader(lexicon, max_entries=50)  # restarts its memo along the way
+        for r in grid_records:
+            lex = lexicon_for(r["context"] + " " + r["question"], lexicon)
+            assert reader.context(r["context"]) == parse_context(
+                r["context"], lexicon=lex, dialect="proofwriter"
+            )
+            assert reader.read(r["question"]) == parse_sentence(
+                r["question"], lexicon=lex, dialect="proofwriter"
+            )
+    assert SentenceReader(surface_lexicon()).read(None).kind == "failure"

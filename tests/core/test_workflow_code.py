@@ -51,3 +51,84 @@ def test_package_data_is_a_code_input_of_the_instrument_that_reads_it():
     assert "src/nesybench/calibration/data/academic_kg.yaml" in code_inputs(
         "generate", "calibration", str(ROOT)
     )
+
+
+def _copy_sources(dest: Path) -> Path:
+    import shutil
+
+    shutil.copytree(ROOT / "src" / "nesybench", dest / "src" / "nesybench")
+    shutil.copytree(ROOT / "stages", dest / "stages")
+    return dest
+
+
+def _code_inputs_fresh(root: Path, stage: str, instrument: str) -> list[str]:
+    """code_inputs in a new process (the per-run memo starts empty; the file cache does not)."""
+    code = (
+        "import json, sys; from nesybench.workflow_code import code_inputs; "
+        "print(json.dumps(code_inputs(sys.argv[1], sys.argv[2], sys.argv[3])))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, stage, instrument, str(root)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return json.loads(out)
+
+
+def test_the_import_cache_is_kept_between_runs_and_follows_every_edit(tmp_path):
+    from nesybench.workflow_code import IMPORT_CACHE
+
+    root = _copy_sources(tmp_path)
+    expected = code_inputs("score", "nli", str(ROOT))
+    assert _code_inputs_fresh(root, "score", "nli") == expected
+    cache = root / IMPORT_CACHE
+    assert cache.is_file()
+    assert _code_inputs_fresh(root, "score", "nli") == expected  # read from the cache
+    # an edit that adds an import reaches the code inputs of the next run
+    (root / "src/nesybench/nli/extra_step.py").write_text("X = 1\n")
+    pipeline = root / "src/nesybench/nli/pipeline.py"
+    pipeline.write_text(pipeline.read_text() + "\nfrom . import extra_step  # noqa\n")
+    assert _code_inputs_fresh(root, "score", "nli") == sorted(
+        [*expected, "src/nesybench/nli/extra_step.py"]
+    )
+    # and one that removes it takes it out again
+    pipeline.write_text(pipeline.read_text().replace("from . import extra_step  # noqa\n", ""))
+    assert _code_inputs_fresh(root, "score", "nli") == expected
+
+
+def test_a_damaged_or_stale_import_cache_is_rebuilt(tmp_path):
+    import hashlib
+
+    from nesybench.workflow_code import IMPORT_CACHE
+
+    root = _copy_sources(tmp_path)
+    expected = code_inputs("train", "axes", str(ROOT))
+    cache = root / IMPORT_CACHE
+    cache.parent.mkdir(parents=True)
+    for damage in ("{not json", '["a list"]', '{"scanner": 1, "files": 2}', ""):
+        cache.write_text(damage)
+        assert _code_inputs_fresh(root, "train", "axes") == expected
+    # forged entries: the pipeline importing nothing. Under another scanner's hash, or under
+    # the digest of other bytes than the file holds, they are not believed.
+    data = json.loads(cache.read_text())
+    digest = hashlib.sha256((root / "src/nesybench/axes/pipeline.py").read_bytes()).hexdigest()
+    for scanner, entry in (("another scanner", digest), (data["scanner"], "0" * 64)):
+        forged = {"scanner": scanner, "files": {**data["files"], "axes/pipeline.py": [entry, []]}}
+        cache.write_text(json.dumps(forged))
+        assert _code_inputs_fresh(root, "train", "axes") == expected
+    # the forgery under the right scanner and digest is believed: the cache is what is read
+    forged = {
+        "scanner": data["scanner"],
+        "files": {**data["files"], "axes/pipeline.py": [digest, []]},
+    }
+    cache.write_text(json.dumps(forged))
+    assert _code_inputs_fresh(root, "train", "axes") != expected
+
+
+def test_code_inputs_are_computed_where_the_cache_cannot_be_written(tmp_path):
+    root = _copy_sources(tmp_path)
+    (root / ".snakemake").write_text("a file where the cache folder would go")
+    assert _code_inputs_fresh(root, "count", "calibration") == code_inputs(
+        "count", "calibration", str(ROOT)
+    )

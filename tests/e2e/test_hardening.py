@@ -314,3 +314,67 @@ def test_stale_temporary_files_are_removed_when_a_job_starts(copy):
     run(["python", "stages/count.py", "calibration"], root)
     assert not stray.exists()
     assert artifact_hashes(root) == hashes
+
+
+def _rule_code_inputs(root: Path) -> dict[str, set[str]]:
+    """rule -> its code inputs, from each rule's `code=code(stage, instrument)` declaration."""
+    import re
+
+    from nesybench.workflow_code import code_inputs
+
+    rules = {}
+    for path in sorted((root / "workflow" / "rules").glob("*.smk")):
+        text = path.read_text()
+        for m in re.finditer(r"^rule (\w+):\n(.*?)(?=^rule |\Z)", text, re.S | re.M):
+            code = re.search(r'code=code\("(\w+)", "(\w+)"\)', m.group(2))
+            if code:
+                rules[m.group(1)] = set(code_inputs(*code.groups(), str(root)))
+    return rules
+
+
+def _dry_run_jobs(root: Path) -> list[tuple[str, str]]:
+    """(rule, reason) of every job a dry run would run."""
+    dry = _snakemake(root, "-n")
+    assert dry.returncode == 0, dry.stderr[-3000:]
+    jobs, rule = [], None
+    for line in dry.stdout.splitlines():
+        if line.startswith(("rule ", "localrule ")):
+            rule = line.split()[1].rstrip(":")
+        elif line.strip().startswith("reason:") and rule:
+            jobs.append((rule, line.strip()))
+            rule = None
+    return jobs
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "src/nesybench/calibration/calibrators.py",  # the calibration jobs that import it
+        "src/nesybench/reasoning/chainer.py",  # imported by two instruments
+        "src/nesybench/report/render.py",  # the report alone
+        "src/nesybench/cli.py",  # no job runs the CLI
+    ],
+)
+def test_editing_a_source_file_reruns_exactly_the_jobs_that_import_it(copy, source):
+    root, _ = copy
+    rules = _rule_code_inputs(root)
+    importers = {rule for rule, files in rules.items() if source in files}
+    path = root / source
+    original = path.read_text()
+    path.write_text(original + "\n# an edit\n")
+    jobs = _dry_run_jobs(root)
+    direct = {rule for rule, reason in jobs if f"Updated input files: {source}" in reason}
+    ran = {rule for rule, _ in jobs}
+    # every job of a rule that imports the file reruns, and no other job reruns for the file;
+    # what else reruns consumes their outputs
+    assert importers <= ran and direct <= importers, (importers, direct, ran)
+    assert all(
+        rule in importers or "Input files updated by another job" in reason
+        for rule, reason in jobs
+        if rule != "all"
+    ), jobs
+    if not importers:
+        assert jobs == [], jobs
+    # the edit undone: the same bytes as the recorded checksum, nothing to rerun
+    path.write_text(original)
+    assert _dry_run_jobs(root) == []

@@ -21,6 +21,7 @@ from nesybench.shortcuts.nesy import (
     predict_labels,
     supervised_points,
     train_nesy,
+    train_nesy_seeds,
 )
 
 TINY = NesyConfig(hidden=8, epochs=2, batch_size=16)
@@ -258,3 +259,66 @@ def test_variant_names():
     assert Variant().name == "label_only"
     assert Variant(concept_sup=0.01).name == "concept_sup=0.01"
     assert Variant(entropy_weight=1.0, multitask="product").name == "entropy=1+multitask=product"
+
+
+def _one_model_at_a_time(task, variant, *, seed, config):
+    """The training loop written for one model (Adam on shuffled mini-batches through
+    loss_and_grads): the oracle the side-by-side training must match to the bit."""
+    import math
+
+    from nesybench.seeds import child_rng
+    from nesybench.shortcuts.nesy import ADAM_BETAS, ADAM_EPS
+
+    split = task.splits["train"]
+    X, y, G = split.pixels(task.images), split.y, split.digits
+    n, k = G.shape
+    kb = knowledge_table(task.knowledge, n_digits=task.n_digits, n_positions=k)
+    kb2 = (
+        knowledge_table(variant.multitask, n_digits=task.n_digits, n_positions=k)
+        if (variant.multitask)
+        else None
+    )
+    y2 = knowledge_labels(variant.multitask, G) if variant.multitask else None
+    mask = np.zeros(n)
+    mask[supervised_points(n, variant.concept_sup, seed=seed)] = 1.0
+    p = init_encoder(seed, n_inputs=X.shape[-1], n_values=task.n_digits, config=config)
+    theta = np.concatenate([a.ravel() for a in p.arrays()])
+    m1, m2 = np.zeros_like(theta), np.zeros_like(theta)
+    batches, (b1, b2), step, curve = child_rng(seed, "digits", "batches"), ADAM_BETAS, 0, []
+    for _ in range(config.epochs):
+        order, losses = batches.permutation(n), []
+        for start in range(0, n, config.batch_size):
+            rows = order[start : start + config.batch_size]
+            sizes = [a.size for a in p.arrays()]
+            parts = np.split(theta, np.cumsum(sizes)[:-1])
+            params = EncoderParams(*(c.reshape(a.shape) for c, a in zip(parts, p.arrays())))
+            total, _, grads = loss_and_grads(
+                params, X[rows], y[rows], kb=kb, digits=G[rows], sup_mask=mask[rows],
+                variant=variant, kb2=kb2, y2=None if y2 is None else y2[rows],
+            )  # fmt: skip
+            losses.append(total)
+            step += 1
+            scale = config.lr * math.sqrt(1.0 - b2**step) / (1.0 - b1**step)
+            g = np.concatenate([a.ravel() for a in grads.arrays()])
+            m1 = b1 * m1 + (1.0 - b1) * g
+            m2 = b2 * m2 + (1.0 - b2) * (g * g)
+            theta = theta - scale * m1 / (np.sqrt(m2) + ADAM_EPS)
+        curve.append(float(np.mean(losses)))
+    return theta, np.asarray(curve)
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.name)
+def test_train_nesy_seeds_trains_each_seed_as_it_trains_alone(small_task, variant):
+    """Side by side, every seed's model is the model of the one-model loop, to the bit."""
+    seeds = [3, 0, 11]
+    together = train_nesy_seeds(small_task, variant, seeds=seeds, config=TINY)
+    for seed, model in zip(seeds, together):
+        theta, curve = _one_model_at_a_time(small_task, variant, seed=seed, config=TINY)
+        flat = np.concatenate([a.ravel() for a in model.params.arrays()])
+        assert flat.tobytes() == theta.tobytes(), (variant.name, seed)
+        assert model.loss_curve.tobytes() == curve.tobytes()
+        alone = train_nesy(small_task, variant, seed=seed, config=TINY)
+        assert all(
+            a.tobytes() == b.tobytes() for a, b in zip(alone.params.arrays(), model.params.arrays())
+        )
+        assert model.supervised.tolist() == alone.supervised.tolist()

@@ -47,13 +47,18 @@ read back by the same dialect (with every synonym known), give the same facts,
 rules and statement; the one forward chainer re-derives its label (with
 ``world="open"`` when negated) and the answer's depth; the prover, given the
 rules in their open-world reading, proves the answer at that depth, or proves
-neither the statement nor its complement.
+neither the statement nor its complement.  The presentations of one theory (its
+order and synonym levels) are made together: every one's text is read back whole,
+and since they all read back as the same sets of facts and rules, the chainer and
+the prover run once per theory (each question is still the one
+:func:`grid_question` makes alone; a test holds them equal).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -71,6 +76,7 @@ from ..reasoning.grammar import (
     parse_sentence,
     render_proofwriter,
     render_proofwriter_question,
+    split_sentences,
 )
 from ..reasoning.prover import Proof, Prover
 from ..reasoning.terms import (
@@ -86,7 +92,7 @@ from ..reasoning.terms import (
 )
 from ..seeds import child_rng
 from .bank import NAMES, VARIABLE, VOCABULARY
-from .lexical import rewrite_sentence, surface_lexicon
+from .lexical import SURFACE_SYNONYMS, rewrite_sentence, surface_lexicon
 
 AXES = ("depth", "distractors", "order", "negation", "vocabulary", "synonyms")
 ORDERS = ("canonical", "shuffled")
@@ -371,10 +377,9 @@ def _build_theory(cell: Cell, index: int, rng: np.random.Generator) -> tuple[_Dr
     chain_words, rest = words[: d + 1], words[d + 1 :]
     dead = rest[: max(1, len(rest) // 2)]  # conditions never true of the queried entity
     branch = rest[len(dead) :]  # conclusions only: never a condition
-    polarity = {w: bool(open_world and rng.random() < 0.5) for w in words}
-
-    def lit(word: str) -> str:
-        return negate_pred(word) if polarity[word] else word
+    # one draw per word, in order, when negated (as many as scalar draws would take)
+    polarity = dict(zip(words, (rng.random(v) < 0.5).tolist() if open_world else [False] * v))
+    lit = {w: negate_pred(w) if polarity[w] else w for w in words}.__getitem__  # word -> literal
 
     names = [NAMES[int(i)] for i in rng.permutation(len(NAMES))]
     entity, others = names[0], names[1:]
@@ -444,24 +449,221 @@ def lexicon_for(text: str, lexicon: Lexicon) -> Lexicon:
     return Lexicon(synonyms={k: v for k, v in lexicon.synonyms.items() if k in lowered})
 
 
-def _rederive(
-    cell: Cell, qid: str, theory: Theory, statement: Atom, label: str, context: str, question: str
-) -> tuple[tuple[str, ...], int | None]:
-    """Read the rendered text back and re-derive the label, the depth and the proof (asserted)."""
-    lexicon = lexicon_for(context + " " + question, _reading_lexicon(cell.vocabulary))
-    parsed = parse_context(context, lexicon=lexicon, dialect="proofwriter")
+@dataclass(frozen=True)
+class _Derivation:
+    """What the chainer and the prover make of a theory's reading: the proof and its depth."""
+
+    proof: tuple[str, ...]
+    depth: int | None
+
+
+@dataclass
+class _Shared:
+    """Question ``index`` of a structure: what every presentation of it shares.
+
+    The order and synonym levels of a grid re-present the same theory (the module docstring's
+    pairing), so its sampling, canonical rendering, surface draws and derivation are made once
+    here and reused by each presentation.  Each presentation's text is still read back whole
+    (:func:`_read_back`); what a sentence reads as is memoised by its text.
+    """
+
+    cell: Cell  # the first cell of the structure asked for (its structural coordinates)
+    index: int
+    seed: int
+    split: str
+    statement: Atom
+    label: str
+    facts: tuple[Atom, ...]
+    rules: tuple[Rule, ...]
+    entities: tuple[str, ...]
+    texts: tuple[str, ...]  # the sentences in canonical order, then the question; no synonyms
+    readings: SentenceReader  # the structure's memo of sentence readings
+    items: dict = field(default_factory=dict)  # each distinct fact and rule -> its slot
+    slots: dict = field(default_factory=dict)  # sentence -> the slot it reads as, -1 for none
+    draws: tuple[tuple[float, ...], ...] | None = None  # per text, one per vocabulary word
+    surfaces: dict = field(default_factory=dict)  # synonym rate -> texts rewritten at that rate
+    perm: tuple[int, ...] | None = None  # the shuffled order
+    derivation: _Derivation | None = None  # derived from the first presentation read back
+
+    def __post_init__(self) -> None:
+        self.items = {item: i for i, item in enumerate(dict.fromkeys((*self.facts, *self.rules)))}
+        self.surfaces[0.0] = self.texts  # a rate of 0 rewrites nothing
+
+    def _stream(self, name: str) -> np.random.Generator:
+        return child_rng(self.seed, "grid", self.split, name, *structure_key(self.cell), self.index)
+
+    def surface(self, prob: float) -> tuple[str, ...]:
+        """The texts at synonym rate ``prob``: :func:`rewrite_sentence` over the one stream of
+        surface draws, taken in reading order whatever the rate (a text none of whose draws is
+        below ``prob`` is left as it is, as the rewrite would leave it)."""
+        if prob not in self.surfaces:
+            if self.draws is None:
+                stream = _uniforms(self._stream("surface"))
+                self.draws = tuple(
+                    tuple(next(stream) for _ in range(_vocabulary_words(t))) for t in self.texts
+                )
+            self.surfaces[prob] = tuple(
+                rewrite_sentence(text, iter(draws), prob=prob)
+                if draws and min(draws) < prob
+                else text
+                for text, draws in zip(self.texts, self.draws)
+            )
+        return self.surfaces[prob]
+
+    def shuffled(self) -> tuple[int, ...]:
+        """The permutation of the sentences that the ``shuffled`` order shows (drawn once)."""
+        if self.perm is None:
+            self.perm = tuple(
+                int(i) for i in self._stream("order").permutation(len(self.texts) - 1)
+            )
+        return self.perm
+
+    def slot(self, sentence: str) -> int:
+        """The slot of the fact or rule ``sentence`` reads as, -1 when it reads as none of the
+        theory's (or does not parse, or is a question)."""
+        slot = self.slots.get(sentence)
+        if slot is None:
+            value = self.readings.read(sentence).value
+            slot = self.slots[sentence] = self.items.get(value, -1) if value is not None else -1
+        return slot
+
+
+def _vocabulary_words(sentence: str) -> int:
+    """How many draws :func:`rewrite_sentence` takes on ``sentence`` (one per vocabulary word)."""
+    return sum(token.rstrip(".?,") in SURFACE_SYNONYMS for token in sentence.split(" "))
+
+
+_LETTERS = re.compile("[a-z]+")
+
+
+class SentenceReader:
+    """The grammar's ProofWriter reading of sentences through ``lexicon``, memoised.
+
+    ``read(s)`` is ``parse_sentence(s, lexicon=lexicon_for(s, lexicon), dialect="proofwriter")``
+    and ``context(text)`` is ``parse_context(text, ...)`` with that reading of each sentence
+    (the lexicon cut to each sentence reads as the lexicon cut to the whole text, see
+    :func:`lexicon_for`).  The grammar normalises synonyms first and parses the normalised
+    text with no lexicon, so the strict parse is memoised on the normalised text: every
+    presentation of a sentence that reads as the same words is parsed once.  The memo holds
+    at most ``max_entries`` texts (then starts afresh).
+    """
+
+    def __init__(self, lexicon: Lexicon, *, max_entries: int = 1 << 17) -> None:
+        self.lexicon = lexicon
+        self.max_entries = max_entries
+        # entries of lower-case letters only (every lexicon of this package) match exactly the
+        # sentence's maximal runs of letters equal to them: found without scanning the lexicon
+        self._words = all(_LETTERS.fullmatch(k) for k in lexicon.synonyms)
+        self._by_text: dict = {}
+        self._by_normal: dict = {}
+
+    def _cut(self, sentence: str) -> Lexicon:
+        if not self._words:
+            return lexicon_for(sentence, self.lexicon)
+        synonyms = self.lexicon.synonyms
+        words = _LETTERS.findall(sentence.lower())
+        return Lexicon(synonyms={w: synonyms[w] for w in words if w in synonyms})
+
+    def read(self, sentence: object):
+        """The sentence's :class:`~nesybench.reasoning.grammar.ParseResult`."""
+        if not isinstance(sentence, str):
+            return parse_sentence(sentence, dialect="proofwriter")
+        reading = self._by_text.get(sentence)
+        if reading is None:
+            if len(self._by_text) >= self.max_entries:
+                self._by_text.clear()
+                self._by_normal.clear()
+            normal = " ".join(sentence.split())
+            cut = self._cut(normal)
+            if cut.synonyms:
+                normal = " ".join(cut.normalize(normal).split())
+            reading = self._by_normal.get(normal)
+            if reading is None:
+                reading = self._by_normal[normal] = parse_sentence(normal, dialect="proofwriter")
+            self._by_text[sentence] = reading
+        return reading
+
+    def context(self, text: object) -> Theory:
+        """Every sentence of a context read (:func:`~nesybench.reasoning.grammar.parse_context`:
+        questions and unreadable sentences are failures)."""
+        if not isinstance(text, str):
+            return parse_context(text, dialect="proofwriter")
+        facts: list[Atom] = []
+        rules: list[Rule] = []
+        failures: list[tuple[str, str]] = []
+        adjectives: set[str] = set()
+        for sentence in split_sentences(text):
+            res = self.read(sentence)
+            if res.kind == "fact":
+                facts.append(res.atom)
+                if res.adjective:
+                    adjectives.add(base_pred(res.atom.pred))
+            elif res.kind == "rule":
+                rules.append(res.rule)
+                if res.adjective:
+                    adjectives.add(base_pred(res.rule.head.pred))
+            else:
+                failures.append((sentence, res.reason or "a question inside the context"))
+        return Theory(tuple(facts), tuple(rules), tuple(failures), frozenset(adjectives))
+
+
+def _share(
+    cell: Cell, index: int, *, seed: int, split: str, readings: SentenceReader | None = None
+) -> _Shared:
+    """Sample and render question ``index`` of ``cell``'s structure, once for its presentations
+    (``readings``: the memo of sentence readings of its structure, or a fresh one)."""
+    structure = structure_key(cell)
+    draft, statement, label = _build_theory(
+        cell, index, child_rng(seed, "grid", split, "theory", *structure, index)
+    )
+    rules = draft.rules()
+    entities = tuple(sorted({a.args[0] for a in draft.facts} | {statement.args[0]}))
+    canonical = [render_proofwriter(f) for f in draft.facts]
+    canonical += [render_proofwriter(r) for r in rules]
+    world = "open" if cell.negation == "negated" else "closed"
+    question = render_proofwriter_question(statement, world=world)
+    readings = SentenceReader(_reading_lexicon(cell.vocabulary)) if readings is None else readings
+    return _Shared(
+        cell, index, seed, split, statement, label, tuple(draft.facts), tuple(rules), entities,
+        (*canonical, question), readings,
+    )  # fmt: skip
+
+
+def _read_back(shared: _Shared, qid: str, context: str, question: str) -> None:
+    """Read the rendered text back: every sentence of the context must read as a fact or rule
+    of the theory and every one of those must be read (the same sets), the question as the
+    statement (asserted)."""
+    slots = set()
+    for sentence in split_sentences(context):
+        slot = shared.slot(sentence)
+        if slot < 0:  # (the message is built only on failure: this loop is the hot path)
+            check_claim(
+                False,
+                f"grid question {qid}: the rendered context must read back as its theory "
+                f"({sentence!r} reads as {shared.readings.read(sentence).value or 'nothing'})",
+            )
+        slots.add(slot)
     check_claim(
-        parsed.ok
-        and set(parsed.facts) == set(theory.facts)
-        and set(parsed.rules) == set(theory.rules),
+        len(slots) == len(shared.items),
         f"grid question {qid}: the rendered context must read back as its theory "
-        f"(unparsed: {parsed.failures[:1]})",
+        f"(it states {len(slots)} of its {len(shared.items)} facts and rules)",
     )
-    asked = parse_sentence(question, lexicon=lexicon, dialect="proofwriter")
+    asked = shared.readings.read(question)
     check_claim(
-        asked.kind == "question" and asked.atom == statement,
-        f"grid question {qid}: the question must read back as {statement}, got {asked.value}",
+        asked.kind == "question" and asked.atom == shared.statement,
+        f"grid question {qid}: the question must read back as {shared.statement}, "
+        f"got {asked.value}",
     )
+
+
+def _derive(cell: Cell, qid: str, parsed: Theory, statement: Atom, label: str) -> _Derivation:
+    """Re-derive the label, the depth and the proof from a theory as read back (asserted).
+
+    The chainer's label and depths are functions of the sets of facts and rules, which every
+    presentation of a theory reads back equal (asserted per question), so this runs once per
+    theory.  The prover's proof would follow rule order if an atom had two proofs; none of the
+    grid's has: dead-end words are never concluded and branch words are never conditions.
+    """
     open_world = cell.negation == "negated"
     closure = forward_chain(parsed.facts, parsed.rules, world="open" if open_world else "closed")
     derived = closure.label(statement)
@@ -481,14 +683,14 @@ def _rederive(
                 prover.prove(atom) is None,
                 f"grid question {qid} ({label}): the prover must not prove {atom}",
             )
-        return (), None
+        return _Derivation((), None)
     proof = prover.prove(target)
     check_claim(
         proof is not None and proof.depth == cell.depth and closure.depth(target) == cell.depth,
         f"grid question {qid}: {target} must be derived at depth {cell.depth} by the chainer and "
         f"the prover, got {closure.depth(target)} and {proof.depth if proof else None}",
     )
-    return _proof_sentences(proof), cell.depth
+    return _Derivation(_proof_sentences(proof), cell.depth)
 
 
 def _uniforms(rng: np.random.Generator):
@@ -502,6 +704,34 @@ def structure_key(cell: Cell) -> tuple:
     return (cell.depth, cell.distractors, cell.negation, cell.vocabulary)
 
 
+def _present(shared: _Shared, cell: Cell) -> GridQuestion:
+    """One presentation of a shared theory: ``cell``'s order and synonym rate applied, the text
+    read back, the label re-derived (once per theory)."""
+    qid = f"{cell.key}-q{shared.index}"
+    *sentences, question = shared.surface(cell.synonyms)
+    if cell.order == "shuffled":
+        sentences = [sentences[i] for i in shared.shuffled()]
+    context = " ".join(sentences)
+    _read_back(shared, qid, context, question)
+    if shared.derivation is None:
+        parsed = shared.readings.context(context)
+        shared.derivation = _derive(cell, qid, parsed, shared.statement, shared.label)
+    theory = Theory(shared.facts, shared.rules, entities=shared.entities, key=(shared.split, qid))
+    return GridQuestion(
+        qid,
+        cell,
+        shared.index,
+        shared.label,
+        shared.statement,
+        theory,
+        context,
+        question,
+        shared.derivation.proof,
+        shared.derivation.depth,
+        tuple(sentences),
+    )
+
+
 def grid_question(cell: Cell, index: int, *, seed: int, split: str = "eval") -> GridQuestion:
     """Question ``index`` of ``cell``: generated, rendered and re-derived from its text.
 
@@ -509,42 +739,7 @@ def grid_question(cell: Cell, index: int, *, seed: int, split: str = "eval") -> 
     >>> q.label, q.answer, len(q.proof)
     ('True', 'A', 3)
     """
-    structure = structure_key(cell)
-    qid = f"{cell.key}-q{index}"
-    draft, statement, label = _build_theory(
-        cell, index, child_rng(seed, "grid", split, "theory", *structure, index)
-    )
-    rules = draft.rules()
-    entities = tuple(sorted({a.args[0] for a in draft.facts} | {statement.args[0]}))
-    theory = Theory(tuple(draft.facts), tuple(rules), entities=entities, key=(split, qid))
-    canonical = [render_proofwriter(f) for f in draft.facts]
-    canonical += [render_proofwriter(r) for r in rules]
-    draws = _uniforms(child_rng(seed, "grid", split, "surface", *structure, index))
-    sentences = [rewrite_sentence(s, draws, prob=cell.synonyms) for s in canonical]
-    world = "open" if cell.negation == "negated" else "closed"
-    question = rewrite_sentence(
-        render_proofwriter_question(statement, world=world), draws, prob=cell.synonyms
-    )
-    if cell.order == "shuffled":
-        perm = child_rng(seed, "grid", split, "order", *structure, index).permutation(
-            len(sentences)
-        )
-        sentences = [sentences[int(i)] for i in perm]
-    context = " ".join(sentences)
-    proof, depth = _rederive(cell, qid, theory, statement, label, context, question)
-    return GridQuestion(
-        qid,
-        cell,
-        index,
-        label,
-        statement,
-        theory,
-        context,
-        question,
-        proof,
-        depth,
-        tuple(sentences),
-    )
+    return _present(_share(cell, index, seed=seed, split=split), cell)
 
 
 # --------------------------------------------------------------------------- the grid
@@ -554,16 +749,35 @@ def generate_grid(
     spec: GridSpec, *, seed: int, split: str = "eval", cells: Iterable[Cell] | None = None
 ) -> list[GridQuestion]:
     """Every question of the grid (or of ``cells``), cell by cell in declared order; balance
-    asserted."""
+    asserted.
+
+    Questions are made theory by theory (every presentation of one theory together, see
+    :class:`_Shared`) and listed in declared order; each is the question
+    :func:`grid_question` makes alone.
+    """
     cells = spec.cells() if cells is None else list(cells)
     size = spec.cell_size
-    jobs = [(cell, i) for cell in cells for i in range(size)]
-    questions = [
-        grid_question(cell, i, seed=seed, split=split)
-        for cell, i in progress(
-            jobs, desc=f"grid questions ({split})", every=max(1, len(jobs) // 10)
-        )
-    ]
+    structures: dict[tuple, list[Cell]] = {}
+    for cell in dict.fromkeys(cells):
+        structures.setdefault(structure_key(cell), []).append(cell)
+
+    def theories():
+        for members in structures.values():
+            # one memo of sentence readings per structure (its theories share words and
+            # names), dropped when the next structure starts
+            readings = SentenceReader(_reading_lexicon(members[0].vocabulary))
+            for i in range(size):
+                yield members, i, readings
+
+    total = len(structures) * size
+    made: dict[tuple[Cell, int], GridQuestion] = {}
+    for members, i, readings in progress(
+        theories(), desc=f"grid theories ({split})", total=total, every=max(1, total // 10)
+    ):
+        shared = _share(members[0], i, seed=seed, split=split, readings=readings)
+        for cell in members:
+            made[cell, i] = _present(shared, cell)
+    questions = [made[cell, i] for cell in cells for i in range(size)]
     check_balance(questions)
     return questions
 

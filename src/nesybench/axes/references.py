@@ -35,11 +35,11 @@ import numpy as np
 
 from ..progress import progress
 from ..reasoning.chainer import forward_chain
-from ..reasoning.grammar import Lexicon, parse_context, parse_sentence
+from ..reasoning.grammar import Lexicon
 from ..reasoning.prover import Prover
 from ..reasoning.terms import Atom, Theory, base_pred, complement, is_negated, open_world_rule
 from .bank import VOCABULARY
-from .grid import lexicon_for
+from .grid import SentenceReader
 from .lexical import surface_lexicon, surface_repair_lexicon
 from .soft_reasoner import FEATURES, SoftReasoner, local_features
 
@@ -51,17 +51,18 @@ def _open_world(record: Mapping) -> bool:
     return len(record["options"]) == 3
 
 
-def read_record(record: Mapping, lexicon: Lexicon) -> tuple[Theory, Atom] | None:
+def read_record(record: Mapping, lexicon: Lexicon | SentenceReader) -> tuple[Theory, Atom] | None:
     """The record's theory and statement through ``lexicon`` (the grammar's ProofWriter
-    dialect), or None when a sentence does not parse or a word is outside the vocabulary.
+    dialect; a :class:`~nesybench.axes.grid.SentenceReader` memoises the reading over many
+    records), or None when a sentence does not parse or a word is outside the vocabulary.
 
     The rules come in the record's reading: for an open-world record (three options) a
     negated condition is the explicit negative atom (:func:`open_world_rule`), so every
     engine below reads the theory as ProofWriter's open world does.
     """
-    lex = lexicon_for(record["context"] + " " + record["question"], lexicon)
-    parsed = parse_context(record["context"], lexicon=lex, dialect="proofwriter")
-    asked = parse_sentence(record["question"], lexicon=lex, dialect="proofwriter")
+    reader = lexicon if isinstance(lexicon, SentenceReader) else SentenceReader(lexicon)
+    parsed = reader.context(record["context"])
+    asked = reader.read(record["question"])
     if not parsed.ok or asked.kind != "question":
         return None
     atoms = [*parsed.facts, asked.atom, *(r.head for r in parsed.rules)]
@@ -75,12 +76,33 @@ def read_record(record: Mapping, lexicon: Lexicon) -> tuple[Theory, Atom] | None
     return Theory(parsed.facts, rules, entities=entities, key=(record["id"],)), asked.atom
 
 
-def pipeline_answer(record: Mapping, *, lexicon: Lexicon | None = None) -> str | None:
-    """Parse, then prove; None (abstain) when the text does not parse."""
+def _theory_key(theory: Theory, statement: Atom, record: Mapping) -> tuple:
+    """What an answer from the chainer or the prover depends on: the sets of facts and rules
+    (their order and repeats change no closure and no provability), the statement, the world."""
+    return frozenset(theory.facts), frozenset(theory.rules), statement, _open_world(record)
+
+
+def pipeline_answer(
+    record: Mapping,
+    *,
+    lexicon: Lexicon | SentenceReader | None = None,
+    answers: dict | None = None,
+) -> str | None:
+    """Parse, then prove; None (abstain) when the text does not parse.  ``answers`` memoises
+    the answer by theory (see :func:`_theory_key`) over many records."""
     read = read_record(record, surface_repair_lexicon() if lexicon is None else lexicon)
     if read is None:
         return None
     theory, statement = read
+    if answers is None:
+        return _prove_answer(theory, statement, record)
+    key = _theory_key(theory, statement, record)
+    if key not in answers:
+        answers[key] = _prove_answer(theory, statement, record)
+    return answers[key]
+
+
+def _prove_answer(theory: Theory, statement: Atom, record: Mapping) -> str:
     prover = Prover(theory.facts, theory.rules)
     if prover.prove(statement) is not None:
         return "True"
@@ -89,12 +111,28 @@ def pipeline_answer(record: Mapping, *, lexicon: Lexicon | None = None) -> str |
     return "False" if prover.prove(complement(statement)) is not None else "Unknown"
 
 
-def capped_answer(record: Mapping, *, cap: int, lexicon: Lexicon | None = None) -> str | None:
-    """Forward chaining stopped after ``cap`` waves (an atom counts if its depth is <= cap)."""
+def capped_answer(
+    record: Mapping,
+    *,
+    cap: int,
+    lexicon: Lexicon | SentenceReader | None = None,
+    answers: dict | None = None,
+) -> str | None:
+    """Forward chaining stopped after ``cap`` waves (an atom counts if its depth is <= cap).
+    ``answers`` memoises the answer by theory (see :func:`_theory_key`) over many records."""
     read = read_record(record, surface_lexicon() if lexicon is None else lexicon)
     if read is None:
         return None
     theory, statement = read
+    if answers is None:
+        return _capped(theory, statement, record, cap)
+    key = _theory_key(theory, statement, record)
+    if key not in answers:
+        answers[key] = _capped(theory, statement, record, cap)
+    return answers[key]
+
+
+def _capped(theory: Theory, statement: Atom, record: Mapping, cap: int) -> str:
     closure = forward_chain(theory.facts, theory.rules)
 
     def within(atom: Atom) -> bool:
@@ -108,9 +146,11 @@ def capped_answer(record: Mapping, *, cap: int, lexicon: Lexicon | None = None) 
     return "False" if within(complement(statement)) else "Unknown"
 
 
-def soft_features(records: Sequence[Mapping], *, lexicon: Lexicon | None = None) -> np.ndarray:
+def soft_features(
+    records: Sequence[Mapping], *, lexicon: Lexicon | SentenceReader | None = None
+) -> np.ndarray:
     """The soft reasoner's five features per record, entity-blind (rows of :data:`FEATURES`)."""
-    lexicon = surface_lexicon() if lexicon is None else lexicon
+    lexicon = SentenceReader(surface_lexicon()) if lexicon is None else lexicon
     rows = []
     for record in progress(records, desc="soft reasoner features"):
         read = read_record(record, lexicon)
@@ -148,20 +188,33 @@ def fit_soft_reasoner(
     return SoftReasoner(C=C).fit(soft_features(train), y)
 
 
-def soft_answers(records: Sequence[Mapping], model: SoftReasoner) -> list[str]:
+def soft_answers(
+    records: Sequence[Mapping], model: SoftReasoner, *, lexicon: SentenceReader | None = None
+) -> list[str]:
     """True/False by P(True) >= 0.5 (never Unknown)."""
-    return ["True" if p else "False" for p in model.predict(soft_features(records))]
+    features = soft_features(records, lexicon=lexicon)
+    return ["True" if p else "False" for p in model.predict(features)]
 
 
 def reference_predictions(
     records: Sequence[Mapping], *, model: SoftReasoner, cap: int
 ) -> dict[str, dict[str, str | None]]:
-    """``system -> {id: label or None}`` for the three systems on ``records``."""
-    soft = soft_answers(records, model)
+    """``system -> {id: label or None}`` for the three systems on ``records``.
+
+    Each reader's sentence readings and each engine's answers are memoised over the records:
+    a grid shows every theory at each order and synonym level, and its sentences recur.
+    """
+    surface, repair = SentenceReader(surface_lexicon()), SentenceReader(surface_repair_lexicon())
+    proved, capped = {}, {}
+    soft = soft_answers(records, model, lexicon=surface)
     return {
         "soft_reasoner": {r["id"]: a for r, a in zip(records, soft)},
-        "pipeline": {r["id"]: pipeline_answer(r) for r in progress(records, desc="pipeline")},
+        "pipeline": {
+            r["id"]: pipeline_answer(r, lexicon=repair, answers=proved)
+            for r in progress(records, desc="pipeline")
+        },
         "depth_capped": {
-            r["id"]: capped_answer(r, cap=cap) for r in progress(records, desc="depth-capped")
+            r["id"]: capped_answer(r, cap=cap, lexicon=surface, answers=capped)
+            for r in progress(records, desc="depth-capped")
         },
     }

@@ -18,8 +18,6 @@ calibration half only:
 from __future__ import annotations
 
 import numpy as np
-from sklearn.isotonic import IsotonicRegression
-from sklearn.linear_model import LogisticRegression
 
 from ..errors import InputError
 from ..metrics.calibration import check_scores, sigmoid
@@ -64,6 +62,8 @@ class PlattCalibrator:
         self.C = C
 
     def fit(self, scores, labels) -> PlattCalibrator:
+        from sklearn.linear_model import LogisticRegression  # lazy: most jobs never fit one
+
         y, s = check_scores(labels, scores)
         self.model_ = LogisticRegression(C=self.C, solver="lbfgs", max_iter=10_000).fit(
             s[:, None], y.astype(int)
@@ -86,6 +86,8 @@ class IsotonicCalibrator:
     """Non-decreasing step map from score to probability (scikit-learn ``IsotonicRegression``)."""
 
     def fit(self, scores, labels) -> IsotonicCalibrator:
+        from sklearn.isotonic import IsotonicRegression  # lazy: most jobs never fit one
+
         y, s = check_scores(labels, scores)
         self.model_ = IsotonicRegression(
             y_min=0.0, y_max=1.0, increasing=True, out_of_bounds="clip"

@@ -18,7 +18,6 @@ from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
-from scipy.stats import rankdata
 
 from ..errors import InputError
 from . import MAX_BINS, plain
@@ -389,6 +388,8 @@ def roc_auc(y_true, y_score) -> float:
     n_neg = y.size - n_pos
     if n_pos == 0 or n_neg == 0:
         raise InputError(f"AUC needs both classes, got {n_pos} positives and {n_neg} negatives")
+    from scipy.stats import rankdata  # lazy: scipy.stats takes ~1 s to import
+
     ranks = rankdata(s, method="average")
     return float((ranks[y == 1].sum() - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg))
 

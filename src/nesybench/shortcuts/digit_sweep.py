@@ -29,7 +29,7 @@ from .digits_eval import (
     parse_mitigation,
     predict,
     predictions_from_labels,
-    train_model,
+    train_models,
 )
 from .heads import calibrate_heads, repair_row
 from .nesy import NesyConfig
@@ -140,8 +140,8 @@ def train_block(
     weights, labels = {}, []
     for support, task in tasks.items():
         for mitigation in mitigations:
-            for seed in seeds:
-                model = train_model(task, mitigation, seed=seed, config=config)
+            models = train_models(task, mitigation, seeds=seeds, config=config)
+            for seed, model in zip(seeds, models):
                 if mitigation == NEURAL:
                     pred = predict(task, model, seed=seed)
                     for split in SPLITS:

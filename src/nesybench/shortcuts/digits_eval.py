@@ -51,6 +51,7 @@ from .nesy import (
     predict_labels,
     probs_from_logits,
     train_nesy,
+    train_nesy_seeds,
 )
 from .panel import concept_panel, concept_table, is_identity, is_injective, learned_relabeling
 
@@ -169,6 +170,22 @@ def train_model(
     if variant == NEURAL:
         return train_label_mlp(task, seed=seed, config=config)
     return train_nesy(task, variant, seed=seed, config=config)
+
+
+def train_models(
+    task: DigitTask,
+    mitigation: str | Variant = "label_only",
+    *,
+    seeds,
+    config: NesyConfig = DEFAULT_CONFIG,
+) -> list[NesyModel | LabelMLP]:
+    """:func:`train_model` for each of ``seeds``: the digit models side by side
+    (:func:`~nesybench.shortcuts.nesy.train_nesy_seeds`, each the model its seed gets alone),
+    the neural baseline one seed at a time."""
+    variant = parse_mitigation(mitigation)
+    if variant == NEURAL:
+        return [train_label_mlp(task, seed=seed, config=config) for seed in seeds]
+    return list(train_nesy_seeds(task, variant, seeds=seeds, config=config))
 
 
 def _prediction_frame(task: DigitTask, splits: dict, *, model: str, mitigation: str, seed: int):

@@ -215,13 +215,15 @@ class KnowledgeTable:
 
 
 def _losses_and_logit_grads(z, Y, G, sup_mask, kb: KnowledgeTable, concept_weight: float):
-    """Per-model losses ``(B,)`` and ``dL/dz`` ``(B, n, k, V)``."""
+    """Per-model losses ``(B,)`` and ``dL/dz`` ``(B, n, k, V)``; labels ``Y`` and concepts ``G``
+    shared by the models (``(n,)``, ``(n, k)``) or each model's own (``(B, n)``, ``(B, n, k)``)."""
     B, n, k, V = z.shape
     log_p = _log_softmax(z)
     p = np.exp(log_p)
     lq = kb.log_joint(log_p)  # (B, n, S)
-    consistent = kb.labels[None, :] == Y[:, None]  # (n, S): states that carry the observed label
-    lq_c = np.where(consistent[None], lq, -np.inf)
+    # (n, S), or (B, n, S) for per-model labels Y (B, n): states that carry the observed label
+    consistent = kb.labels == Y[..., None]
+    lq_c = np.where(consistent, lq, -np.inf)
     m = _max_last(lq_c)
     w = np.exp(lq_c - m[..., None])
     total = _sum_last(w)
@@ -233,11 +235,11 @@ def _losses_and_logit_grads(z, Y, G, sup_mask, kb: KnowledgeTable, concept_weigh
     label_nll = -log_py.mean(axis=1)
     grad = (p - r) / n
     n_sup = sup_mask.sum(axis=1)  # (B,)
-    gold = (G[:, :, None] == np.arange(V)[None, None, :]).astype(float)  # (n, k, V)
-    ce = -_sum_last(_sum_last(gold[None] * log_p))  # (B, n)
+    gold = (G[..., None] == np.arange(V)).astype(float)  # (n, k, V), or (B, n, k, V)
+    ce = -_sum_last(_sum_last(gold * log_p))  # (B, n)
     denom = np.maximum(n_sup, 1)[:, None]
     concept_nll = (ce * sup_mask).sum(axis=1) / denom[:, 0]
-    grad = grad + concept_weight * (sup_mask / denom)[:, :, None, None] * (p - gold[None])
+    grad = grad + concept_weight * (sup_mask / denom)[:, :, None, None] * (p - gold)
     return label_nll, concept_nll, grad
 
 

@@ -65,6 +65,7 @@ __all__ = [
     "loss_and_grads",
     "supervised_points",
     "train_nesy",
+    "train_nesy_seeds",
     "predict_labels",
     "one_blas_thread",
 ]
@@ -290,37 +291,76 @@ def loss_and_grads(
     n, k, _ = X.shape
     y = np.asarray(y, dtype=np.int64)
     G = np.zeros((n, k), dtype=np.int64) if digits is None else np.asarray(digits, np.int64)
-    mask = np.zeros((1, n)) if sup_mask is None else np.asarray(sup_mask, float).reshape(1, n)
-    h, z_flat = _forward(params, X)
-    z = z_flat.reshape(1, n, k, -1)
+    mask = np.zeros(n) if sup_mask is None else np.asarray(sup_mask, float).reshape(n)
+    if variant.multitask and (kb2 is None or y2 is None):
+        raise InputError("kb2, y2: the multi-task variant needs the second knowledge's labels")
+    stacked = EncoderParams(*(a[None] for a in params.arrays()))
+    totals, parts, grads = _block_loss_and_grads(
+        stacked,
+        X[None],
+        y[None],
+        G[None],
+        mask[None],
+        kb=kb,
+        variant=variant,
+        kb2=kb2,
+        y2=None if y2 is None else np.asarray(y2, np.int64)[None],
+    )
+    return (
+        float(totals[0]),
+        {key: float(value[0]) for key, value in parts.items()},
+        EncoderParams(*(a[0] for a in grads.arrays())),
+    )
+
+
+def _block_loss_and_grads(
+    params: EncoderParams,
+    X: np.ndarray,
+    y: np.ndarray,
+    G: np.ndarray,
+    mask: np.ndarray,
+    *,
+    kb: KnowledgeTable,
+    variant: Variant,
+    kb2: KnowledgeTable | None,
+    y2: np.ndarray | None,
+) -> tuple[np.ndarray, dict, EncoderParams]:
+    """:func:`loss_and_grads` of ``B`` models at once, each on its own batch: weights stacked
+    ``(B, ...)``, pixels ``(B, n, k, d)``, labels ``(B, n)``, digits ``(B, n, k)``, mask
+    ``(B, n)``.  Every operation acts on each model's slice as it would on that model alone
+    (one matrix product per slice, reductions along the model's own axes), so each model's
+    numbers are those it gets on its own."""
+    B, n, k, d = X.shape
+    flat = X.reshape(B, n * k, d)
+    h = np.tanh(np.matmul(flat, params.W1) + params.b1[:, None, :])
+    z = (np.matmul(h, params.W2) + params.b2[:, None, :]).reshape(B, n, k, -1)
     label_nll, concept_nll, dz = _losses_and_logit_grads(z, y, G, mask, kb, variant.concept_weight)
-    parts = {"label": float(label_nll[0]), "concept": float(concept_nll[0])}
+    parts = {"label": label_nll, "concept": concept_nll}
     total = parts["label"] + variant.concept_weight * parts["concept"]
-    dz = dz[0]
     if variant.multitask:
-        if kb2 is None or y2 is None:
-            raise InputError("kb2, y2: the multi-task variant needs the second knowledge's labels")
-        nll2, _, dz2 = _losses_and_logit_grads(
-            z, np.asarray(y2, np.int64), G, np.zeros((1, n)), kb2, 0.0
-        )
-        parts["multitask"] = float(nll2[0])
-        total += variant.multitask_weight * parts["multitask"]
-        dz = dz + variant.multitask_weight * dz2[0]
+        nll2, _, dz2 = _losses_and_logit_grads(z, y2, G, np.zeros((B, n)), kb2, 0.0)
+        parts["multitask"] = nll2
+        total = total + variant.multitask_weight * parts["multitask"]
+        dz = dz + variant.multitask_weight * dz2
     if variant.entropy_weight > 0:
         V = z.shape[-1]
-        p = np.exp(_log_softmax(z[0]))  # (n, k, V)
-        pbar = p.mean(axis=0)  # (k, V)
+        p = np.exp(_log_softmax(z))  # (B, n, k, V)
+        pbar = p.mean(axis=1)  # (B, k, V)
         log_pbar = np.log(pbar)
-        entropy = -(pbar * log_pbar).sum(axis=1)  # (k,)
-        parts["entropy"] = float(1.0 - entropy.mean() / math.log(V))
-        total += variant.entropy_weight * parts["entropy"]
+        entropy = -(pbar * log_pbar).sum(axis=2)  # (B, k)
+        parts["entropy"] = 1.0 - entropy.mean(axis=1) / math.log(V)
+        total = total + variant.entropy_weight * parts["entropy"]
         # dL/dp_ijv = w (ln pbar_jv + 1) / (k ln V n); then through the softmax of z_ij.
-        g = variant.entropy_weight * (log_pbar + 1.0) / (k * math.log(V) * n)
-        dz = dz + p * (g[None] - (p * g[None]).sum(axis=-1, keepdims=True))
-    dz = dz.reshape(n * k, -1)
-    flat = X.reshape(n * k, -1)
-    da = (dz @ params.W2.T) * (1.0 - h * h)
-    grads = EncoderParams(flat.T @ da, da.sum(axis=0), h.T @ dz, dz.sum(axis=0))
+        g = (variant.entropy_weight * (log_pbar + 1.0) / (k * math.log(V) * n))[:, None]
+        dz = dz + p * (g - (p * g).sum(axis=-1, keepdims=True))
+    dz = dz.reshape(B, n * k, -1)
+    da = np.matmul(dz, params.W2.transpose(0, 2, 1)) * (1.0 - h * h)
+    grads = EncoderParams(
+        np.matmul(flat.transpose(0, 2, 1), da),
+        da.sum(axis=1),
+        np.matmul(h.transpose(0, 2, 1), dz),
+        dz.sum(axis=1),
+    )
     return total, parts, grads
 
 
@@ -338,13 +378,14 @@ def supervised_points(n_train: int, fraction: float, *, seed: int) -> np.ndarray
     return np.sort(rng.permutation(n_train)[:m]).astype(np.int64)
 
 
-def _flat_views(params: EncoderParams) -> tuple[EncoderParams, np.ndarray]:
-    """One flat copy of the weights and ``EncoderParams`` whose arrays are views into it (Adam
-    then updates every weight with a handful of vector operations)."""
-    theta = np.concatenate([a.ravel() for a in params.arrays()])
+def _flat_views(params: list[EncoderParams]) -> tuple[EncoderParams, np.ndarray]:
+    """One flat copy of the weights of ``B`` models, ``theta (B, P)``, and ``EncoderParams``
+    whose arrays are views into it, stacked ``(B, ...)`` (Adam then updates every weight with
+    a handful of vector operations)."""
+    theta = np.stack([np.concatenate([a.ravel() for a in p.arrays()]) for p in params])
     views, start = [], 0
-    for a in params.arrays():
-        views.append(theta[start : start + a.size].reshape(a.shape))
+    for a in params[0].arrays():
+        views.append(theta[:, start : start + a.size].reshape(len(params), *a.shape))
         start += a.size
     return EncoderParams(*views), theta
 
@@ -361,6 +402,26 @@ def train_nesy(
 
     ``callback(epoch, mean_loss)`` is called after every epoch (progress lines).
     """
+    each = None if callback is None else (lambda epoch, losses: callback(epoch, losses[0]))
+    return train_nesy_seeds(task, variant, seeds=[seed], config=config, callback=each)[0]
+
+
+def train_nesy_seeds(
+    task: DigitTask,
+    variant: Variant = Variant(),
+    *,
+    seeds,
+    config: NesyConfig = DEFAULT_CONFIG,
+    callback=None,
+) -> list[NesyModel]:
+    """The digit model of ``variant`` for each of ``seeds``, trained side by side: each seed
+    with its own initialisation, supervised points and batch order, its Adam steps taken
+    together with the others' (:func:`_block_loss_and_grads`).  Each model is the one
+    :func:`train_nesy` trains for its seed alone, to the bit (a test holds them equal).
+
+    ``callback(epoch, mean_losses)`` is called after every epoch, one mean loss per seed.
+    """
+    seeds = [int(s) for s in seeds]
     train_split = task.splits["train"]
     X = train_split.pixels(task.images)
     y, G = train_split.y, train_split.digits
@@ -370,30 +431,34 @@ def train_nesy(
     if variant.multitask:
         kb2 = knowledge_table(variant.multitask, n_digits=task.n_digits, n_positions=k)
         y2 = knowledge_labels(variant.multitask, G)
-    supervised = supervised_points(n, variant.concept_sup, seed=seed)
-    mask = np.zeros(n)
-    mask[supervised] = 1.0
+    supervised = [supervised_points(n, variant.concept_sup, seed=seed) for seed in seeds]
+    mask = np.zeros((len(seeds), n))
+    for row, points in enumerate(supervised):
+        mask[row, points] = 1.0
     params, theta = _flat_views(
-        init_encoder(seed, n_inputs=X.shape[-1], n_values=task.n_digits, config=config)
+        [
+            init_encoder(seed, n_inputs=X.shape[-1], n_values=task.n_digits, config=config)
+            for seed in seeds
+        ]
     )
     m1, m2 = np.zeros_like(theta), np.zeros_like(theta)
-    batches = child_rng(seed, "digits", "batches")
+    batches = [child_rng(seed, "digits", "batches") for seed in seeds]
     b1, b2 = ADAM_BETAS
     step = 0
-    curve = np.zeros(config.epochs)
+    curve = np.zeros((len(seeds), config.epochs))
     with one_blas_thread():
         for epoch in range(config.epochs):
-            order = batches.permutation(n)
+            orders = np.stack([rng.permutation(n) for rng in batches])
             losses = []
             for start in range(0, n, config.batch_size):
-                rows = order[start : start + config.batch_size]
-                total, _, grads = loss_and_grads(
+                rows = orders[:, start : start + config.batch_size]
+                total, _, grads = _block_loss_and_grads(
                     params,
                     X[rows],
                     y[rows],
+                    G[rows],
+                    np.take_along_axis(mask, rows, axis=1),
                     kb=kb,
-                    digits=G[rows],
-                    sup_mask=mask[rows],
                     variant=variant,
                     kb2=kb2,
                     y2=None if y2 is None else y2[rows],
@@ -401,25 +466,29 @@ def train_nesy(
                 losses.append(total)
                 step += 1
                 scale = config.lr * math.sqrt(1.0 - b2**step) / (1.0 - b1**step)
-                g = np.concatenate([a.ravel() for a in grads.arrays()])
+                g = np.concatenate([a.reshape(len(seeds), -1) for a in grads.arrays()], axis=1)
                 m1 *= b1
                 m1 += (1.0 - b1) * g
                 m2 *= b2
                 m2 += (1.0 - b2) * (g * g)
                 theta -= scale * m1 / (np.sqrt(m2) + ADAM_EPS)  # updates params in place
-            curve[epoch] = float(np.mean(losses))
+            for row in range(len(seeds)):
+                curve[row, epoch] = float(np.mean([float(t[row]) for t in losses]))
             if callback is not None:
-                callback(epoch + 1, curve[epoch])
-    return NesyModel(
-        params=params.copy(),
-        config=config,
-        variant=variant,
-        knowledge=task.knowledge,
-        n_digits=task.n_digits,
-        n_positions=k,
-        supervised=supervised,
-        loss_curve=curve,
-    )
+                callback(epoch + 1, curve[:, epoch].tolist())
+    return [
+        NesyModel(
+            params=EncoderParams(*(a[row].copy() for a in params.arrays())),
+            config=config,
+            variant=variant,
+            knowledge=task.knowledge,
+            n_digits=task.n_digits,
+            n_positions=k,
+            supervised=supervised[row],
+            loss_curve=curve[row],
+        )
+        for row in range(len(seeds))
+    ]
 
 
 def predict_labels(model: NesyModel, X, *, knowledge: str | None = None) -> np.ndarray:
