@@ -2,7 +2,7 @@
 
     python bench/axes_grid.py [--per-cell 6] [--resamples 200] [--full-per-cell 6] [--repeat 2]
 
-First, against the landed code (``bench/baseline``: main before the issue-25 work) in the
+First, against the landed code (``bench/baseline``: main before the speed-ups) in the
 same run: CPU seconds per question of both grids of a seed (evaluation and training, every
 label re-derived from the text), best of ``--repeat``, and of the three reference systems
 answering the evaluation grid (the axes score job's main cost), on params.yaml's grid and on

@@ -6,7 +6,7 @@ and the start-up of each instrument's stage jobs, landed code vs this tree.
 A stage job (`python stages/<stage>.py <instrument> ...`) starts by importing the stage runner
 and the instrument's pipeline; with the full profile's few hundred jobs, that import is a good
 part of the run.  Its CPU seconds, best of REPEATS, are printed for the landed code
-(``bench/baseline``: main before the issue-25 work) and this tree.
+(``bench/baseline``: main before the speed-ups) and this tree.
 
 Target: `nesybench --help` and a small `count` within 0.4 s of
 `python -c pass`.  Each command runs REPEATS times; the best time is kept (start-up is

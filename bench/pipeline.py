@@ -7,7 +7,7 @@ cores, each tree in a throw-away copy.
 
 Prints seconds and ratios measured in the same run:
 
-* both trees (``bench/baseline``: main before the issue-25 work, and this one): a cold
+* both trees (``bench/baseline``: main before the speed-ups, and this one): a cold
   ``snakemake --cores 2``: its wall, its CPU (Snakemake and every job), each job's CPU (a
   measuring ``python`` on PATH), Snakemake's own share, and the wall the measured jobs would
   take on 2 idle cores (list scheduling over the DAG); the rules that cost most, landed vs

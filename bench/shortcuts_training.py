@@ -2,7 +2,7 @@
 
 Prints
   0. one block's digit models (every support x mitigation x seed of the default params)
-     trained by the landed code (``bench/baseline``: main before the issue-25 work) and by this
+     trained by the landed code (``bench/baseline``: main before the speed-ups) and by this
      tree, in CPU seconds, the speed-up, and whether the weights are the same bytes;
   1. the concept nets' throughput: one net alone vs a block of seeds trained as one batch
      (label-only nets and their twins), in model-epochs/s, and the batching speed-up;

@@ -1,6 +1,6 @@
 """The landed code beside the working tree, for benchmarks that print ratios against it.
 
-The performance work of issue 25 is measured against main as it stood before it (commit
+The performance work on the grid, start-up and training is measured against main before it (commit
 ``643ae62``): :func:`landed_tree` exports that commit's files (``git archive``) into a
 throw-away folder, and :func:`run_python` runs a snippet under either tree's sources
 (``PYTHONPATH=<tree>/src``; the package installed in the venv is the working tree's, so the
@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-#: main before the issue-25 performance work
+#: main before the grid, start-up and training speed-ups
 LANDED = "643ae62"
 #: what a stage job of each instrument imports besides the stage runner
 INSTRUMENT_PIPELINES = (
