@@ -213,3 +213,19 @@ def test_a_training_job_writes_other_bytes_on_another_machine_unless_pinned(tmp_
     native_there = stage("native", other_machine, *train)
     assert native_here != native_there, "the unpinned weights did not move: the test is vacuous"
     assert stage("pinned", {}, *train) == stage("pinned", other_machine, *train)
+
+
+def test_bench_numeric_env_smoke(capsys):
+    """bench/numeric_env.py (what the pin costs) runs a rule both ways and prints the ratio."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "numeric_env_bench", ROOT / "bench/numeric_env.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    argv = ["--params-override", str(ROOT / "tests/profiles/tiny.yaml")]
+    assert module.main([*argv, "--rules", "calibration_generate", "--reexec-repeats", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split()[0] == "calibration_generate" and lines[1].endswith("x")
+    assert lines[2].startswith("all 1 rules") and lines[3].startswith("re-exec alone:")
