@@ -717,7 +717,7 @@ BOMBS = [
             "--budget",
             "3",
         ],
-        err=r"1,048,576 candidates at each of 3 picks.*--max-subproblems N",
+        err=r"each of 1,048,576 candidates \(up to 3,145,728 counts over 3 picks\).*--max-subproblems N",
     ),
     Case(
         "bomb-plan-joint-1000",

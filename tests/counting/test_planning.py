@@ -15,6 +15,7 @@ from nesybench.counting import (
     count_shared,
     plan_supervision,
 )
+from nesybench.counting.search import SearchTooLarge
 from nesybench.errors import UserError
 from nesybench.logic import TableKnowledge, make_knowledge
 
@@ -114,3 +115,14 @@ def test_cli_plan_supervision_json(capsys):
     assert record["n_opt_before"] == "36"
     assert [p["n_opt"] for p in record["picks"]] == ["6", "1"]
     assert record["greedy_gap"] == [0, 0] and record["stopped_early"] is False
+
+
+def test_a_plan_whose_worst_case_passes_the_budget_runs_when_its_picks_stay_within_it():
+    """Refusal is decided by the first pick (one recount per candidate), not candidates x
+    picks: a full-budget plan on sum 10x10 is 10,000 counts at worst but stops after one
+    pick; 99 candidates past the budget are refused at once, naming the option."""
+    task = CountingTask(make_knowledge("sum", (10, 10)))
+    plan = plan_supervision(task, task.n_observed, max_subproblems=5000)
+    assert plan.n_opt == (2, 1) and len(plan.picks) == 1
+    with pytest.raises(SearchTooLarge, match=r"each of 100 candidates.*--max-subproblems N"):
+        plan_supervision(task, 2, max_subproblems=99)
