@@ -18,7 +18,6 @@ ood samples exactly the unobserved states (empty at full support).
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -27,6 +26,7 @@ from ..counting.optima import label_class_sizes
 from ..counting.task import support_states
 from ..errors import UserError, check_claim
 from ..logic.knowledge import Knowledge, all_states, make_knowledge, parse_state, state_str
+from ..seeds import child_rng
 
 __all__ = [
     "Knowledge",
@@ -63,15 +63,6 @@ def support_stream(knowledge: Knowledge) -> tuple[str, ...]:
     ((), ('(x1 | x2)',))
     """
     return () if knowledge.spec == "xor" else (knowledge.spec,)
-
-
-def child_rng(seed: int, *names: object) -> np.random.Generator:
-    """A generator seeded by ``seed`` and a path of names (stable across runs and platforms)."""
-    keys = tuple(
-        int.from_bytes(hashlib.sha256(str(name).encode("utf-8")).digest()[:4], "little")
-        for name in names
-    )
-    return np.random.default_rng(np.random.SeedSequence(entropy=int(seed), spawn_key=keys))
 
 
 def random_3cnf(k: int, m: int, rng: np.random.Generator) -> Knowledge:
