@@ -236,7 +236,7 @@ def _check_outcome(case: Case, tmp_path: Path, argv, code, stdout_text: str, std
     if case.exit == 2:
         lines = [line for line in stderr.splitlines() if line.strip()]
         assert len(lines) == 1 and lines[0].startswith("error: "), (
-            f"{case.id}: expected one error line, got\n{stderr}"
+            f"{case.id} must be one error line, got\n{stderr}"
         )
         if case.err is not None:
             assert re.search(case.err, lines[0]), (

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 
 from . import __version__
-from .errors import ClaimFailed, UserError, one_line, report_stop
+from .errors import ClaimFailed, InputError, one_line, report_stop
 
 # command -> (module whose register() adds it, one-line help).  A test checks that
 # each module registers exactly the commands listed for it here.
@@ -75,6 +76,9 @@ class _Parser(argparse.ArgumentParser):
     """argparse that reports usage errors in the project's one-line form, exit 2."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
+        # argparse writes "argument --bins: must be ..."; the project's template is
+        # "--bins must be ..., got ..." (nesybench.errors)
+        message = re.sub(r"^argument ([-\w/]+): must ", r"\1 must ", message)
         self.exit(2, f"error: {one_line(f'{self.prog}: {message}')}\n")
 
 
@@ -123,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with quiet_log_lines():
             return int(args.func(args) or 0)
-    except (UserError, ClaimFailed) as exc:
+    except (InputError, ClaimFailed) as exc:
         clear_bars()  # the error line is the only line left on stderr
         return report_stop(exc)
     except BrokenPipeError:

@@ -27,7 +27,7 @@ import textwrap
 from collections.abc import Iterable
 from pathlib import Path
 
-from .errors import InputError, UserError
+from .errors import InputError
 
 # nesybench.io (json, tempfile) loads inside check_out / write_out: building a parser for
 # --help needs none of it.
@@ -84,7 +84,7 @@ def check_out(
     target = write_target(path)
     for source in inputs:
         if source is not None and _same_file(target, source):
-            raise UserError(
+            raise InputError(
                 f"{flag} {path}: is the input {source}; writing it would destroy the input "
                 "(give another output path)"
             )
@@ -93,14 +93,14 @@ def check_out(
     except (FileNotFoundError, NotADirectoryError):
         st = None
     except OSError as exc:
-        raise UserError(f"{flag} {path}: cannot write there ({exc.strerror or exc})") from None
+        raise InputError(f"{flag} {path}: cannot write there ({exc.strerror or exc})") from None
     if st is not None and stat.S_ISDIR(st.st_mode):
-        raise UserError(f"{flag} {path}: is a directory, expected a file path")
+        raise InputError(f"{flag} {path}: is a directory, expected a file path")
     if st is not None and not stat.S_ISREG(st.st_mode):
         return  # a device or FIFO: written through, and probing it would consume a reader
     blocker = blocking_file(path)
     if blocker is not None:
-        raise UserError(
+        raise InputError(
             f"{flag} {path}: {blocker} is a file, not a folder, so {path} cannot be made"
         )
     folder = target.parent
@@ -110,7 +110,7 @@ def check_out(
         with tempfile.TemporaryFile(dir=folder, prefix=f".{target.name}.", suffix=".tmp"):
             pass
     except OSError as exc:
-        raise UserError(
+        raise InputError(
             f"{flag} {path}: cannot write in {folder} ({exc.strerror or type(exc).__name__})"
         ) from None
 
@@ -122,8 +122,8 @@ def write_out(path: str | os.PathLike, data: bytes | str, *, flag: str = "--out"
     payload = data.encode("utf-8") if isinstance(data, str) else data
     try:
         atomic_write(path, payload)
-    except UserError as exc:
-        raise UserError(f"{flag} {exc}") from None
+    except InputError as exc:
+        raise InputError(f"{flag} {exc}") from None
 
 
 # ---------------------------------------------------------------- --json, --bins

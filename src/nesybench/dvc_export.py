@@ -32,6 +32,8 @@ from pathlib import Path
 
 import yaml
 
+from .errors import InputError
+
 HEADER = (
     "# GENERATED from the Snakemake rules by `python -m nesybench.dvc_export`; do not edit.\n"
     "# Each stage mirrors one Snakemake job: same cmd, deps, params, outs.\n"
@@ -103,7 +105,7 @@ def _job_of(cmd: str) -> tuple[str, str, str | None]:
     """``python stages/train.py calibration seed --arg seed=0`` -> (instrument, stage, step)."""
     m = re.match(r"python stages/(\w+)\.py (\w+)(?: (\w+))?(?: |$)", cmd)
     if not m:
-        raise ValueError(f"not a stage command: {cmd!r}")
+        raise InputError(f"not a stage command: {cmd!r}")
     stage, instrument, step = m.groups()
     return instrument, stage, step
 
@@ -162,14 +164,14 @@ def dvc_stages(jobs: list[dict], all_params: dict) -> list[dict]:
         folder = folders[rule]
         commands = {_without_wildcards(j["cmd"], j["wildcards"]) for j in members}
         if len(commands) != 1:
-            raise ValueError(
+            raise InputError(
                 f"rule {rule}: its jobs differ in more than their wildcards: {commands}"
             )
         stray = [o for j in members for o in j["outs"] if not _inside(o, folder)]
         if stray:
-            raise ValueError(f"rule {rule}: outputs outside its instance folder {folder}: {stray}")
+            raise InputError(f"rule {rule}: outputs outside its instance folder {folder}: {stray}")
         if folder in deps:
-            raise ValueError(f"rule {rule} reads its own instance folder {folder}")
+            raise InputError(f"rule {rule} reads its own instance folder {folder}")
         instrument, stage, step = _job_of(members[0]["cmd"])
         if instrument not in params:  # a whole-section dependency covers the sweep keys
             keys = registry(instrument).job(stage, step).instance_params(all_params[instrument])

@@ -1,10 +1,11 @@
 """The ways a run can stop on purpose, and the one mapping to exit statuses.
 
-``UserError`` is bad input (params, formulas, user files): the CLI and the stage
-runner print ``error: <message>`` and exit with status 2, no traceback.
-``InputError`` is the same thing raised by library functions: it is also a
-``ValueError``, so callers that follow scikit-learn's conventions
-(``except ValueError``) catch it too.
+``InputError`` is bad input (params, formulas, user files), the one class for it whoever
+raises it (a library function, a stage, the CLI): the CLI and the stage runner print
+``error: <message>`` and exit with status 2, no traceback.  It is a ``ValueError``, so
+callers that follow scikit-learn's conventions (``except ValueError``) catch it too.
+A message names where and what, then the constraint and what was given:
+``<where>: <name> must be <constraint>, got <value>`` (:func:`bad_value` writes it).
 
 ``ClaimFailed`` is a directional claim of a report table that did not hold
 (DESIGN.md, "Asserted claims"): the stage prints ``claim failed: <message>`` and
@@ -20,12 +21,18 @@ EXIT_CLAIM = 1
 EXIT_USER = 2
 
 
-class UserError(Exception):
-    """Bad input from the user; the message is one line naming the field and the expected form."""
+class InputError(ValueError):
+    """Bad input; the message is one line naming the field and the expected form."""
 
 
-class InputError(UserError, ValueError):
-    """Bad input to a library function (a ``ValueError`` for scikit-learn-style callers)."""
+def bad_value(name: str, constraint: str, value: object, *, where: str = "") -> InputError:
+    """The error for a value outside its constraint, in the one message template.
+
+    >>> str(bad_value("n_bins", "an integer in [1, 10000]", 0, where="ece"))
+    'ece: n_bins must be an integer in [1, 10000], got 0'
+    """
+    prefix = f"{where}: " if where else ""
+    return InputError(f"{prefix}{name} must be {constraint}, got {value!r}")
 
 
 class ClaimFailed(Exception):
@@ -68,9 +75,9 @@ def report_stop(exc: BaseException, *, where: str = "") -> int:
     """Print the one line for a deliberate stop and return its exit status.
 
     ``where`` prefixes claim failures (``[instrument:stage]``).  Anything that is
-    not a ``UserError`` or ``ClaimFailed`` is re-raised: a bug keeps its traceback.
+    not a ``InputError`` or ``ClaimFailed`` is re-raised: a bug keeps its traceback.
     """
-    if isinstance(exc, UserError):
+    if isinstance(exc, InputError):
         print(f"error: {one_line(exc)}", file=sys.stderr)
         return EXIT_USER
     if isinstance(exc, ClaimFailed):

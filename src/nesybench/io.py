@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .canonical import canonical_frame, canonical_value
-from .errors import InputError, UserError
+from .errors import InputError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -56,15 +56,15 @@ def file_mode() -> int:
     return 0o666 & ~_umask()
 
 
-def _cannot_write(path: Path, exc: OSError) -> UserError:
+def _cannot_write(path: Path, exc: OSError) -> InputError:
     """The one line for a path that cannot be written, naming what is in the way."""
     if isinstance(exc, (NotADirectoryError, FileExistsError)):
         blocker = blocking_file(path)
         if blocker is not None:
-            return UserError(f"{path}: cannot write here, {blocker} is a file, not a folder")
+            return InputError(f"{path}: cannot write here, {blocker} is a file, not a folder")
     if isinstance(exc, PermissionError):
-        return UserError(f"{path}: cannot write here (permission denied)")
-    return UserError(f"{path}: cannot write here ({exc.strerror or exc})")
+        return InputError(f"{path}: cannot write here (permission denied)")
+    return InputError(f"{path}: cannot write here ({exc.strerror or exc})")
 
 
 def blocking_file(path: str | os.PathLike) -> Path | None:
@@ -98,13 +98,13 @@ def _write_through(path: Path, data: bytes) -> None:
     try:
         fd = os.open(path, os.O_WRONLY | os.O_NOCTTY)
     except OSError as exc:
-        raise UserError(f"{path}: cannot write here ({exc.strerror or exc})") from None
+        raise InputError(f"{path}: cannot write here ({exc.strerror or exc})") from None
     try:
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
     except OSError as exc:
-        raise UserError(f"{path}: could not be written ({exc.strerror or exc})") from None
+        raise InputError(f"{path}: could not be written ({exc.strerror or exc})") from None
     finally:
         os.close(fd)
 
@@ -124,7 +124,7 @@ def atomic_write(path: str | os.PathLike, data: bytes) -> Path:
     * a target that exists and is not a regular file (``/dev/null``, a terminal, a FIFO) is
       written through in place, never replaced;
     * a path that cannot be written (a directory, a path under a file, no permission, a
-      read-only or full disk, a file-size limit) is a ``UserError`` naming it, and the
+      read-only or full disk, a file-size limit) is a ``InputError`` naming it, and the
       temporary file never outlives a failure.
 
     Returns ``path`` as given.
@@ -138,7 +138,7 @@ def atomic_write(path: str | os.PathLike, data: bytes) -> Path:
     except OSError as exc:
         raise _cannot_write(given, exc) from None
     if st is not None and stat.S_ISDIR(st.st_mode):
-        raise UserError(f"{given}: is a directory; give a file path to write")
+        raise InputError(f"{given}: is a directory; give a file path to write")
     if st is not None and not stat.S_ISREG(st.st_mode):
         _write_through(target, data)
         return given
@@ -155,7 +155,7 @@ def atomic_write(path: str | os.PathLike, data: bytes) -> Path:
     except OSError as exc:
         if os.path.exists(tmp):
             os.unlink(tmp)
-        raise UserError(f"{given}: could not be written ({exc.strerror or exc})") from None
+        raise InputError(f"{given}: could not be written ({exc.strerror or exc})") from None
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
@@ -184,7 +184,7 @@ def max_input_bytes() -> int:
     except ValueError:
         mb = -1
     if mb < 1:
-        raise UserError(f"{MAX_INPUT_ENV} must be a whole number of MiB >= 1, got {text[:40]!r}")
+        raise InputError(f"{MAX_INPUT_ENV} must be a whole number of MiB >= 1, got {text[:40]!r}")
     return mb << 20
 
 
@@ -201,7 +201,7 @@ def read_input(path: str | os.PathLike, *, what: str = "file") -> bytes | bytear
     A regular file over the limit is refused before it is read; a stream (``/dev/zero``,
     a FIFO, a pipe) is read until the limit and refused past it, so no input can take
     memory without bound.  A missing file, a folder or an unreadable file is one
-    ``UserError`` line naming ``path``.
+    ``InputError`` line naming ``path``.
     """
     limit = max_input_bytes()
     try:
@@ -275,15 +275,15 @@ def json_records(text: str, *, source: object, what: str = "records") -> tuple[s
     line is a JSON array is JSON Lines (its first record an array) and only a JSON list
     that is cut short or broken is refused as such.  Empty text, a top level that is
     neither a list nor an object, JSON nested too deeply and text with no JSON line at
-    all are ``UserError`` lines naming ``source``.
+    all are ``InputError`` lines naming ``source``.
     """
     if not text.strip():
-        raise UserError(f"{source}: empty file (expected a JSON list or JSON Lines of {what})")
+        raise InputError(f"{source}: empty file (expected a JSON list or JSON Lines of {what})")
     try:
         data = _loads(text)
     except json.JSONDecodeError as exc:
         if exc.msg == "nested too deeply":
-            raise UserError(f"{source}: JSON nested too deeply to read") from None
+            raise InputError(f"{source}: JSON nested too deeply to read") from None
         # "Extra data": a whole JSON value and more after it: several values, JSON Lines.
         several = exc.msg == "Extra data"
         first_error = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
@@ -293,9 +293,11 @@ def json_records(text: str, *, source: object, what: str = "records") -> tuple[s
         if isinstance(data, dict):
             return "object", [(1, data)]
         got = "null" if data is None else type(data).__name__
-        raise UserError(f"{source}: expected a JSON list of {what} or JSON Lines, got a JSON {got}")
+        raise InputError(
+            f"{source}: the file must be a JSON list of {what} or JSON Lines, got a JSON {got}"
+        )
     if not several and text.lstrip().startswith("["):
-        raise UserError(f"{source}: not valid JSON ({first_error}; a JSON list cut short?)")
+        raise InputError(f"{source}: not valid JSON ({first_error}; a JSON list cut short?)")
     records: list = []
     n_json = 0
     for lineno, line in enumerate(text.splitlines(), 1):
@@ -307,7 +309,7 @@ def json_records(text: str, *, source: object, what: str = "records") -> tuple[s
         except json.JSONDecodeError as exc:
             records.append((lineno, BadLine(f"line {lineno} is not JSON ({exc.msg})")))
     if n_json == 0:
-        raise UserError(f"{source}: not JSON or JSON Lines ({first_error})")
+        raise InputError(f"{source}: not JSON or JSON Lines ({first_error})")
     return "lines", records
 
 
@@ -381,11 +383,11 @@ def read_parquet(path: str | os.PathLike, *, bounded: bool = False) -> pd.DataFr
     try:
         return pq.read_table(source).to_pandas()
     except FileNotFoundError:
-        raise UserError(f"{path}: file not found") from None
+        raise InputError(f"{path}: file not found") from None
     except MemoryError:
-        raise UserError(f"{path}: too large to load into memory as a table") from None
+        raise InputError(f"{path}: too large to load into memory as a table") from None
     except (pa.ArrowInvalid, OSError) as exc:
-        raise UserError(
+        raise InputError(
             f"{path}: not a readable Parquet file ({str(exc).splitlines()[0]})"
         ) from None
 
@@ -446,12 +448,12 @@ def write_metrics(path: str | os.PathLike, metrics: Mapping[str, Any]) -> Path:
 
 
 def read_json(path: str | os.PathLike) -> Any:
-    """A JSON file (bounded, :func:`read_input`), or one ``UserError`` line."""
+    """A JSON file (bounded, :func:`read_input`), or one ``InputError`` line."""
     text = read_input_text(path)
     try:
         return _loads(text)
     except json.JSONDecodeError as exc:
-        raise UserError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+        raise InputError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
 
 
 def csv_bytes(df: pd.DataFrame, *, float_format: str | None = "%.10g") -> bytes:

@@ -3,7 +3,7 @@
 The schema is ``workflow/schemas/params.schema.yaml`` (JSON Schema draft
 2020-12); each instrument's section lives in its own file beside it
 (``<instrument>.schema.yaml``) and is pulled in by ``$ref``.  A violation becomes
-one :class:`~nesybench.errors.UserError` line naming the key, the value and the
+one :class:`~nesybench.errors.InputError` line naming the key, the value and the
 allowed range, e.g. ``params.yaml: shortcuts.support_frac must be <= 1, got 1.5``.
 """
 
@@ -20,7 +20,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012 as _DRAFT
 
-from .errors import UserError
+from .errors import InputError
 
 SCHEMA_DIR = Path("workflow") / "schemas"
 MAIN_SCHEMA = "params.schema.yaml"
@@ -135,11 +135,11 @@ def _load_yaml(path: Path, what: str) -> Any:
             pass  # read again below for the message
         return yaml.load(text, Loader=_Loader)
     except RecursionError:
-        raise UserError(f"{path}: not valid YAML: nested too deeply") from None
+        raise InputError(f"{path}: not valid YAML: nested too deeply") from None
     except _Refused as exc:
-        raise UserError(f"{path}: {exc}") from None
+        raise InputError(f"{path}: {exc}") from None
     except yaml.YAMLError as exc:
-        raise UserError(f"{path}: {_yaml_problem(exc)}") from None
+        raise InputError(f"{path}: {_yaml_problem(exc)}") from None
 
 
 def load_yaml(path: str | Path, *, what: str = "YAML file") -> Any:
@@ -285,7 +285,7 @@ def _check_references(params: dict, schema_dir: Path, source: str) -> None:
             continue
         for where, value in _values_at(params, path):
             if value not in keys:
-                raise UserError(
+                raise InputError(
                     f"{source}: {where} must name a key of {target} "
                     f"({', '.join(map(str, sorted(keys)))}), got {json.dumps(value, default=str)}"
                 )
@@ -309,12 +309,12 @@ def _check_files(params: dict, schema_dir: Path, source: str) -> None:
             if value is not None:
                 try:
                     FILE_CHECKS[kind](value)
-                except UserError as exc:
-                    raise UserError(f"{source}: {where}: {exc}") from None
+                except InputError as exc:
+                    raise InputError(f"{source}: {where}: {exc}") from None
 
 
 def validate_params(params: Any, *, schema_dir: Path, source: str = "params.yaml") -> dict:
-    """Validate ``params`` against the schema; raise one ``UserError`` line on the first violation.
+    """Validate ``params`` against the schema; raise one ``InputError`` line on the first violation.
 
     Beyond the JSON Schema: every number must be finite, a value annotated
     ``x-key-of: <dotted path>`` in the schema must name a key of that mapping, and one
@@ -323,15 +323,15 @@ def validate_params(params: Any, *, schema_dir: Path, source: str = "params.yaml
     """
     if not isinstance(params, dict):
         got = "an empty file" if params is None else type(params).__name__
-        raise UserError(f"{source}: must be a mapping of instrument sections, got {got}")
+        raise InputError(f"{source}: the file must be a mapping of instrument sections, got {got}")
     if "__use_yte__" in params:
-        raise UserError(
+        raise InputError(
             f"{source}: __use_yte__ is not supported; params.yaml is plain YAML "
             "(no templating or expressions)"
         )
     bad = _non_finite(params)
     if bad:
-        raise UserError(f"{source}: {bad[0]} must be a finite number, got {bad[1]!r}")
+        raise InputError(f"{source}: {bad[0]} must be a finite number, got {bad[1]!r}")
     validator = _validator(schema_dir)
     errors = sorted(
         validator.iter_errors(params), key=lambda e: (list(map(str, e.absolute_path)), e.validator)
@@ -339,7 +339,7 @@ def validate_params(params: Any, *, schema_dir: Path, source: str = "params.yaml
     if errors:
         # Prefer the deepest error: it names the exact key at fault.
         error = max(errors, key=lambda e: len(e.absolute_path))
-        raise UserError(f"{source}: {_describe(error)}")
+        raise InputError(f"{source}: {_describe(error)}")
     _check_references(params, schema_dir, source)
     _check_files(params, schema_dir, source)
     _check_knob_levels(params, validator, source)
@@ -356,7 +356,7 @@ def _check_knob_levels(params: dict, validator: Draft202012Validator, source: st
         for path, spec in (declared or {}).items():
             value = _lookup(section, path)
             if value is None or isinstance(value, (dict, list)):
-                raise UserError(
+                raise InputError(
                     f"{source}: {instrument}.knobs: {path} must name a single value of the "
                     f"{instrument} section, got {json.dumps(value, default=str)}"
                 )
@@ -370,7 +370,7 @@ def _check_knob_levels(params: dict, validator: Draft202012Validator, source: st
                 errors = list(validator.iter_errors(trial))
                 if errors:
                     error = max(errors, key=lambda e: len(e.absolute_path))
-                    raise UserError(
+                    raise InputError(
                         f"{source}: {instrument}.knobs.{path}.levels[{i}]: {_describe(error)}"
                     )
 

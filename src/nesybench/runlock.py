@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .errors import UserError
+from .errors import InputError
 
 __all__ = ["check_other_runner_idle", "dvc_running", "snakemake_running"]
 
@@ -49,15 +49,15 @@ def snakemake_running(root: Path) -> bool:
 
 
 def check_other_runner_idle(root: Path, *, runner: str | None = None) -> None:
-    """Raise a ``UserError`` when the runner other than ``runner`` is busy in ``root``."""
+    """Raise a ``InputError`` when the runner other than ``runner`` is busy in ``root``."""
     runner = runner or ("dvc" if os.environ.get("DVC_STAGE") else "snakemake")
     if runner == "dvc" and snakemake_running(root):
-        raise UserError(
+        raise InputError(
             "snakemake is running in this project (.snakemake/locks holds its locks); wait for it "
             "to finish, or run `snakemake --unlock` if it was killed, then rerun dvc repro"
         )
     if runner == "snakemake" and dvc_running(root):
-        raise UserError(
+        raise InputError(
             "dvc is running in this project (.dvc/tmp/lock is held); wait for it to finish, "
             "then rerun snakemake"
         )

@@ -48,10 +48,10 @@ def _text_word(text: str) -> int:
 
 def _check_seed(seed: object) -> int:
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
-        raise InputError(f"seed: must be an integer in [0, 2^63), got {seed!r}")
+        raise InputError(f"seed must be an integer in [0, 2^63), got {seed!r}")
     seed = int(seed)
     if not 0 <= seed <= MAX_SEED:
-        raise InputError(f"seed: must be an integer in [0, 2^63), got {seed}")
+        raise InputError(f"seed must be an integer in [0, 2^63), got {seed}")
     return seed
 
 

@@ -37,7 +37,7 @@ import pandas as pd
 from . import INSTRUMENT_MODULES, INSTRUMENTS, STAGES
 from .artifacts import Job, Registry, plot_path, registry, seed_values, wildcard_token
 from .console import print_table
-from .errors import ClaimFailed, UserError, report_stop
+from .errors import ClaimFailed, InputError, report_stop
 from .io import (
     atomic_write,
     csv_bytes,
@@ -210,14 +210,14 @@ def read_artifact(path: Path, *, root: Path) -> pd.DataFrame:
     """
     try:
         return read_parquet(path)
-    except UserError as exc:
+    except InputError as exc:
         rel = path.relative_to(root) if path.is_relative_to(root) else path
         if path.exists():
             path.unlink()
-            raise UserError(
+            raise InputError(
                 f"{rel}: unreadable artifact removed ({exc}); rerun to rebuild it"
             ) from None
-        raise UserError(f"{rel}: missing artifact; rerun the pipeline to rebuild it") from None
+        raise InputError(f"{rel}: missing artifact; rerun the pipeline to rebuild it") from None
 
 
 def remove_stale_temporaries(paths: list[Path]) -> list[Path]:
@@ -249,7 +249,7 @@ def stage_function(instrument: str, stage: str, step: str | None) -> StageFuncti
         return table[(stage, step)]
     except KeyError:
         known = ", ".join(f"{s}{' ' + t if t else ''}" for s, t in table)
-        raise UserError(
+        raise InputError(
             f"{instrument} has no job `{stage}{' ' + step if step else ''}`; it has: {known}"
         ) from None
 
@@ -260,7 +260,7 @@ def _resolve_wildcards(job: Job, section: Mapping, args: Mapping[str, str]) -> d
         return {}
     missing = [w for w in job.wildcards if w not in args]
     if missing:
-        raise UserError(f"this job needs --arg {missing[0]}=...")
+        raise InputError(f"this job needs --arg {missing[0]}=...")
     tokens = {w: args[w] for w in job.wildcards}
     for instance in job.expand(section):
         if {w: wildcard_token(v) for w, v in instance.items()} == tokens:
@@ -269,7 +269,7 @@ def _resolve_wildcards(job: Job, section: Mapping, args: Mapping[str, str]) -> d
         {" ".join(f"{w}={wildcard_token(v)}" for w, v in i.items()) for i in job.expand(section)}
     )
     shown = ", ".join(valid[:8]) + (", ..." if len(valid) > 8 else "")
-    raise UserError(
+    raise InputError(
         f"--arg {' '.join(f'{w}={t}' for w, t in tokens.items())} names no instance of this job "
         f"under params.yaml; expected one of: {shown or 'none'}"
     )
@@ -293,7 +293,7 @@ def run_job(
     try:
         job = reg.job(stage, step)
     except KeyError as exc:
-        raise UserError(str(exc.args[0])) from None
+        raise InputError(str(exc.args[0])) from None
     func = stage_function(instrument, stage, step)
     args = dict(args or {})
     wildcards = _resolve_wildcards(job, params[instrument], args)
@@ -319,9 +319,9 @@ def run_all_instances(
     try:
         job = reg.job(stage, step)
     except KeyError as exc:
-        raise UserError(str(exc.args[0])) from None
+        raise InputError(str(exc.args[0])) from None
     if not job.wildcards:
-        raise UserError(
+        raise InputError(
             f"--all-instances: {instrument} {stage}{' ' + step if step else ''} has no "
             "wildcards (it is one job)"
         )
@@ -361,7 +361,7 @@ def key_values(items: list[str]) -> dict[str, str]:
     out = {}
     for item in items:
         if "=" not in item:
-            raise UserError(f"--arg must be KEY=VALUE, got {item!r}")
+            raise InputError(f"--arg must be KEY=VALUE, got {item!r}")
         key, value = item.split("=", 1)
         out[key] = value
     return out
@@ -370,7 +370,7 @@ def key_values(items: list[str]) -> dict[str, str]:
 def run_stage(stage: str, argv: list[str] | None = None) -> int:
     """Entry point of ``stages/<stage>.py``; returns the process exit status."""
     if stage not in STAGES:
-        raise ValueError(f"unknown stage {stage!r}")
+        raise InputError(f"unknown stage {stage!r}")
     args = _parse_args(stage, sys.argv[1:] if argv is None else argv)
     where = (
         "["
@@ -381,7 +381,7 @@ def run_stage(stage: str, argv: list[str] | None = None) -> int:
     try:
         extra = key_values(args.arg)
         if args.all_instances and extra:
-            raise UserError("--all-instances runs every instance: give no --arg with it")
+            raise InputError("--all-instances runs every instance: give no --arg with it")
         params = load_params(args.params)
         root = Path(args.params).resolve().parent
         check_other_runner_idle(root)
@@ -389,7 +389,7 @@ def run_stage(stage: str, argv: list[str] | None = None) -> int:
             run_all_instances(args.instrument, stage, args.step, params=params, root=root)
         else:
             run_job(args.instrument, stage, args.step, params=params, root=root, args=extra)
-    except (UserError, ClaimFailed) as exc:
+    except (InputError, ClaimFailed) as exc:
         return report_stop(exc, where=where)
     log(f"{where} done in {time.perf_counter() - started:.1f}s")
     return 0
@@ -414,7 +414,7 @@ def run_validate(argv: list[str] | None = None) -> int:
         root = Path(args.params).resolve().parent
         check_other_runner_idle(root)
         atomic_write(root / VALIDATED, b"params.yaml is valid against workflow/schemas\n")
-    except UserError as exc:
+    except InputError as exc:
         return report_stop(exc)
     return 0
 

@@ -8,7 +8,7 @@ first offending row and the expected form::
 
     SCORES = TableSchema((Column("score", "float"), Column("label", "int", min=0, max=1)))
     df = read_table("scores.parquet", SCORES)
-    # error: scores.parquet: column 'label' row 3: expected an integer in [0, 1], got 2
+    # error: scores.parquet: column 'label' row 3 must be an integer in [0, 1], got 2
 
 Column kinds:
 
@@ -224,7 +224,7 @@ def validate_table(df: pd.DataFrame, schema: TableSchema, *, source: str) -> pd.
             )
     if len(df) < schema.min_rows:
         raise InputError(
-            f"{source}: expected at least {schema.min_rows} "
+            f"{source}: the table must have at least {schema.min_rows} "
             f"row{'s' if schema.min_rows != 1 else ''}, got {len(df)}"
         )
     df = df.reset_index(drop=True)
@@ -234,7 +234,7 @@ def validate_table(df: pd.DataFrame, schema: TableSchema, *, source: str) -> pd.
         bad = _first_bad_row(col, df[col.name])
         if bad is not None:
             raise InputError(
-                f"{source}: column {col.name!r} row {bad}: expected {col.expected()}, "
+                f"{source}: column {col.name!r} row {bad} must be {col.expected()}, "
                 f"got {_describe_cell(df[col.name].iloc[bad])}"
             )
         if col.kind == "int" and not col.nullable:

@@ -96,7 +96,7 @@ def test_check_bank_balance_names_the_seed_and_the_counts():
           "true_rate_negated": 0.5}]
     )  # fmt: skip
     check_bank_balance(ok, seed=0)
-    with pytest.raises(ClaimFailed, match="seed 4, eval depth 0: must be exactly 50/50.*3/2"):
+    with pytest.raises(ClaimFailed, match="seed 4, eval depth 0 must be exactly 50/50.*3/2"):
         check_bank_balance(ok.assign(n_true=3), seed=4)
     with pytest.raises(ClaimFailed, match="'not' must carry no label information"):
         check_bank_balance(ok.assign(true_rate_plain=0.6), seed=4)

@@ -36,13 +36,13 @@ def test_mixture_cli_without_counts_has_no_aggregates(capsys):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["--a", "1,0.5", "--b", "1,0.5,0.2"], "--b: expected 2 accuracies"),
+        (["--a", "1,0.5", "--b", "1,0.5,0.2"], "--b must be 2 accuracies"),
         (["--a", "1,1.5", "--b", "1,0.5"], "--a: accuracies must be in [0, 1], got 1.5"),
         (["--a", "1,0.5", "--b=-0.1,0.5"], "--b: accuracies must be in [0, 1], got -0.1"),
         (["--a", "1,0.5", "--b", "1,0.5", "--n", "3,-2"], "--n: counts must be >= 0, got -2"),
-        (["--a", "1,0.5", "--b", "1,0.5", "--n", "3"], "--n: expected 2 counts"),
-        (["--a", "1,abc", "--b", "1,0.5"], "--a: expected comma-separated numbers"),
-        (["--a", "1,nan", "--b", "1,0.5"], "--a: expected finite numbers"),
+        (["--a", "1,0.5", "--b", "1,0.5", "--n", "3"], "--n must be 2 counts"),
+        (["--a", "1,abc", "--b", "1,0.5"], "--a must be comma-separated numbers"),
+        (["--a", "1,nan", "--b", "1,0.5"], "--a must be finite numbers"),
         (["--a", "1", "--b", "1"], "at least 2 depths"),
     ],
 )

@@ -398,31 +398,31 @@ SCORE_CASES = [
     Case(
         "score-resamples-negative",
         [*SCORE, "--resamples", "-1"],
-        err=r"--resamples: expected an integer in \[0, 10000\], got -1",
+        err=r"--resamples must be an integer in \[0, 10000\], got -1",
         files={"g.jsonl": GRID, "p.jsonl": GOLD},
     ),
     Case(
         "score-resamples-huge",
         [*SCORE, "--resamples", "1e9"],
-        err=r"--resamples: expected an integer",
+        err=r"--resamples must be an integer",
         files={"g.jsonl": GRID, "p.jsonl": GOLD},
     ),
     Case(
         "score-seed-negative",
         [*SCORE, "--seed=-3"],
-        err=r"--seed: expected an integer",
+        err=r"--seed must be an integer",
         files={"g.jsonl": GRID, "p.jsonl": GOLD},
     ),
     Case(
         "score-mix-wrong-length",
         [*SCORE, "--mix", "1,2,3"],
-        err=r"--mix: expected 2 weights \(one per depth \[0, 1\]\), got 3",
+        err=r"--mix must be 2 weights \(one per depth \[0, 1\]\), got 3",
         files={"g.jsonl": GRID, "p.jsonl": GOLD},
     ),
     Case(
         "score-mix-nan",
         [*SCORE, "--mix", "1,nan"],
-        err=r"--mix: expected finite numbers",
+        err=r"--mix must be finite numbers",
         files={"g.jsonl": GRID, "p.jsonl": GOLD},
     ),
     Case(
@@ -473,14 +473,14 @@ MIXTURE_CASES = [
     Case(
         "mixture-inf-count",
         ["mixture", "--a", "1,0.1", "--b", "0.1,1", "--n", "inf,1"],
-        err=r"--n: expected finite numbers",
+        err=r"--n must be finite numbers",
     ),
     Case(
         "mixture-zero-counts",
         ["mixture", "--a", "1,0.1", "--b", "0.1,1", "--n", "0,0"],
         err=r"--n: counts must not all be zero",
     ),
-    Case("mixture-empty-a", ["mixture", "--a", "", "--b", "0.1,1"], err=r"--a: expected"),
+    Case("mixture-empty-a", ["mixture", "--a", "", "--b", "0.1,1"], err=r"--a must be"),
     Case(
         "mixture-too-many-depths",
         ["mixture", "--a", ",".join(["0.5"] * 2000), "--b", ",".join(["0.4"] * 2000)],
@@ -625,7 +625,7 @@ IO_CASES = [
         "score-grid-first-line-a-json-array",
         SCORE,
         files={"g.jsonl": "[1, 2]\n" + GRID, "p.jsonl": GOLD},
-        err=r"g.jsonl: line 1: expected a JSON object, got \[1, 2\]",
+        err=r"g.jsonl: line 1: record must be a JSON object, got \[1, 2\]",
     ),
 ]
 

@@ -236,16 +236,16 @@ def test_default_grid_equals_params_yaml():
 @pytest.mark.parametrize(
     "change, message",
     [
-        ({"depth": ()}, "levels.depth: expected at least one level"),
+        ({"depth": ()}, "levels.depth must be at least one level"),
         ({"depth": (0, 0)}, "levels must be distinct"),
-        ({"depth": (-1,)}, r"levels.depth: expected integers in \[0, 20\], got -1"),
-        ({"order": ("sorted",)}, "levels.order: expected one of canonical, shuffled"),
-        ({"negation": ("classical",)}, "levels.negation: expected one of none, negated"),
-        ({"synonyms": (1.5,)}, r"levels.synonyms: expected rates in \[0, 1\], got 1.5"),
+        ({"depth": (-1,)}, r"levels.depth must be integers in \[0, 20\], got -1"),
+        ({"order": ("sorted",)}, "levels.order must be one of canonical, shuffled"),
+        ({"negation": ("classical",)}, "levels.negation must be one of none, negated"),
+        ({"synonyms": (1.5,)}, r"levels.synonyms must be rates in \[0, 1\], got 1.5"),
         ({"vocabulary": (5,)}, r"levels.vocabulary: each size must be in \[max depth \+ 3"),
         ({"vocabulary": (65,)}, r"\[6, 64\]"),
         ({"distractors": (8,), "vocabulary": (8,)}, "distractor rules per hop at depth"),
-        ({"per_cell": 0}, "per_cell: expected an integer >= 1, got 0"),
+        ({"per_cell": 0}, "per_cell must be an integer >= 1, got 0"),
         ({"per_cell": 10**6}, "the limit is 1,000,000"),
     ],
 )

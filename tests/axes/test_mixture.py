@@ -12,7 +12,7 @@ from nesybench.axes.mixture import (
     pure_depth_ranking,
     tie,
 )
-from nesybench.errors import UserError
+from nesybench.errors import InputError
 
 A = [1.0000, 0.9659, 0.5000, 0.5000]
 B = [0.9266, 1.0000, 0.8321, 1.0000]
@@ -56,14 +56,14 @@ def test_mixture_weights_sum_to_one():
     "a, b, n, message",
     [
         ([1.2, 0.5], [0.5, 0.5], None, "in \\[0, 1\\]"),
-        ([0.5, 0.5], [0.5], None, "expected 2"),
+        ([0.5, 0.5], [0.5], None, "must be 2"),
         ([0.5, 0.5], [0.5, 0.5], [1, -1], ">= 0"),
-        ([0.5, 0.5], [0.5, 0.5], [1, 2, 3], "expected 2 counts"),
+        ([0.5, 0.5], [0.5, 0.5], [1, 2, 3], "must be 2 counts"),
         ([0.5, 0.5], [0.5, 0.5], [0, 0], "not all be zero"),
     ],
 )
 def test_mixture_report_rejects_bad_input(a, b, n, message):
-    with pytest.raises(UserError, match=message):
+    with pytest.raises(InputError, match=message):
         mixture_report(a, b, n)
 
 
@@ -122,6 +122,6 @@ def test_all_ties_refuses_more_depths_than_the_cap():
     from nesybench.axes.mixture import MAX_TIE_DEPTHS
 
     n = MAX_TIE_DEPTHS + 1
-    with pytest.raises(UserError, match=f"at most {MAX_TIE_DEPTHS} depths .* got {n}"):
+    with pytest.raises(InputError, match=f"at most {MAX_TIE_DEPTHS} depths .* got {n}"):
         all_ties([0.5] * n, [0.4] * n)
     assert len(all_ties([0.5] * MAX_TIE_DEPTHS, [0.4] * MAX_TIE_DEPTHS)) == 500 * 499 // 2

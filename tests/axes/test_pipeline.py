@@ -259,7 +259,7 @@ def test_the_bank_variant_is_the_default_run_at_the_default_level(root):
     section = load_params(root / "params.yaml")["axes"]
     for seed in range(N_SEEDS):
         ours = bank_summary(section, seed)
-        main = read_parquet(root / f"data/score/axes/seed-{seed}/summary.parquet")
+        main = read_parquet(root / f"data/score/axes/seed/seed-{seed}/summary.parquet")
         shared = [c for c in ours.columns if c in main.columns]
         assert len(shared) > 15
         assert ours[shared].equals(main[shared]), seed
@@ -278,9 +278,9 @@ def test_the_layer3_knob_moves_only_depth_3(root):
     assert share[VARIANT] > 1.5 * share["default"]
     for seed in range(N_SEEDS):
         two = read_parquet(
-            root / f"data/score/axes/variant-{VARIANT}/seed-{seed}/variant_summary.parquet"
+            root / f"data/score/axes/variant/variant-{VARIANT}/seed-{seed}/variant_summary.parquet"
         )
-        one = read_parquet(root / f"data/score/axes/seed-{seed}/summary.parquet")
+        one = read_parquet(root / f"data/score/axes/seed/seed-{seed}/summary.parquet")
         for d in range(MAX_LAYER):  # depths 0-2 are the same questions under either bank
             assert two[f"soft_depth_{d}"].iloc[0] == one[f"soft_depth_{d}"].iloc[0]
 

@@ -174,7 +174,7 @@ def test_mixture_aggregates_and_ties_against_a_second_system(grid, records):
 
 
 def test_mix_needs_one_weight_per_depth(grid, records):
-    with pytest.raises(InputError, match="--mix: expected 3 weights"):
+    with pytest.raises(InputError, match="--mix must be 3 weights"):
         score(grid, _gold(records), mix=[1, 2], resamples=0)
     flat = {"id": "a", "options": ["A) True", "B) False"], "answer": "A", "cell": {"hops": 0}}
     no_depth = grid_from_records([(1, flat)], source="g")

@@ -163,7 +163,8 @@ def test_the_stratify_knob_reaches_the_split(root):
     it moves them: the counts differ from the label-only split's on some seed."""
     variants = [
         read_parquet(
-            root / f"data/calibrate/calibration/variant-{VARIANT}/seed-{s}/variant_summary.parquet"
+            root
+            / f"data/calibrate/calibration/variant/variant-{VARIANT}/seed-{s}/variant_summary.parquet"
         )
         for s in range(N_SEEDS)
     ]

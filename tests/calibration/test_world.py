@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from nesybench.calibration.world import build_labelled, load_world, stratified_split
-from nesybench.errors import UserError
+from nesybench.errors import InputError
 
 
 def test_world_sizes_match_spec():
@@ -49,14 +49,14 @@ def test_stratified_split_keeps_class_ratio():
 
 
 def test_too_many_corruptions_is_a_user_error():
-    with pytest.raises(UserError, match="corruptions"):
+    with pytest.raises(InputError, match="corruptions"):
         build_labelled(load_world(), corruptions=200, seed=0, max_redraws=50)
 
 
 @pytest.mark.parametrize(
     "text, message",
     [
-        ("entities: {a: [x]}\n", "expected keys"),
+        ("entities: {a: [x]}\n", "keys must be"),
         ("entities: {p: [x, x]}\nrelations: [r]\ntriples: []\n", "unique"),
         ("entities: {p: [x]}\nrelations: [r]\ntriples: [[x, r, y]]\n", "unknown entity"),
         ("entities: {p: [x]}\nrelations: [r]\ntriples: [[x, r, x, maybe]]\n", "triples\\[0\\]"),
@@ -66,7 +66,7 @@ def test_too_many_corruptions_is_a_user_error():
 def test_bad_world_file_is_one_clear_error(tmp_path, text, message):
     path = tmp_path / "world.yaml"
     path.write_text(text)
-    with pytest.raises(UserError, match=message):
+    with pytest.raises(InputError, match=message):
         load_world(path)
 
 

@@ -103,7 +103,7 @@ def test_every_command_help_has_one_layout(command):
     parser = _parser_of(command)
     text = parser.format_help()
     assert text.count("Example:\n") == 1, text
-    assert text.index("Example:\n") > text.index("options:"), "Example: must end the help"
+    assert text.index("Example:\n") > text.index("options:"), "Example must end the help"
     assert "Example" not in (parser.description or "")
     for markup in ("``", ":func:", ":class:", ":mod:", ":data:"):
         assert markup not in text, f"{command} --help shows reST markup {markup!r}"

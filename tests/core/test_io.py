@@ -8,7 +8,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from nesybench.errors import UserError
+from nesybench.errors import InputError
 from nesybench.io import (
     BadLine,
     atomic_write,
@@ -70,7 +70,7 @@ def test_atomic_write_leaves_no_partial_file_on_failure(tmp_path, monkeypatch):
         raise OSError("disk full")
 
     monkeypatch.setattr(os, "replace", boom)
-    with pytest.raises(UserError, match="out.bin: could not be written .disk full"):
+    with pytest.raises(InputError, match="out.bin: could not be written .disk full"):
         atomic_write(target, b"new")
     assert target.read_bytes() == b"old"
     assert [p.name for p in tmp_path.iterdir()] == ["out.bin"]
@@ -173,7 +173,7 @@ def test_atomic_write_writes_through_a_fifo_and_a_device_never_replacing_them(tm
 
 def test_atomic_write_names_the_file_in_the_way(tmp_path):
     (tmp_path / "f.txt").write_text("x")
-    with pytest.raises(UserError, match=r"cannot write here, .*f\.txt is a file, not a folder"):
+    with pytest.raises(InputError, match=r"cannot write here, .*f\.txt is a file, not a folder"):
         atomic_write(tmp_path / "f.txt" / "a" / "out.json", b"{}")
 
 
@@ -182,7 +182,7 @@ def test_read_input_refuses_a_regular_file_over_the_limit_before_reading(tmp_pat
     path = tmp_path / "big.json"
     path.write_bytes(b" " * (2 << 20))
     monkeypatch.setenv("NESYBENCH_MAX_INPUT_MB", "1")
-    with pytest.raises(UserError, match=r"big.json: larger than 1 MiB, .*NESYBENCH_MAX_INPUT_MB"):
+    with pytest.raises(InputError, match=r"big.json: larger than 1 MiB, .*NESYBENCH_MAX_INPUT_MB"):
         read_input(path)
     monkeypatch.setenv("NESYBENCH_MAX_INPUT_MB", "3")
     assert len(read_input(path)) == 2 << 20
@@ -191,7 +191,7 @@ def test_read_input_refuses_a_regular_file_over_the_limit_before_reading(tmp_pat
 def test_read_input_bounds_a_stream(monkeypatch):
     monkeypatch.setenv("NESYBENCH_MAX_INPUT_MB", "2")
     started = time.process_time()
-    with pytest.raises(UserError, match=r"/dev/zero: larger than 2 MiB"):
+    with pytest.raises(InputError, match=r"/dev/zero: larger than 2 MiB"):
         read_input("/dev/zero")
     # a hang guard in CPU time (the refusal takes milliseconds; the load does not move it)
     assert time.process_time() - started < 60, "hang: reading /dev/zero was not cut short"
@@ -236,7 +236,7 @@ def test_json_records_keeps_a_bad_line_in_place_and_refuses_broken_files():
         ("a\nb\n", "not JSON or JSON Lines"),
         ("[" * 100_000, "nested too deeply|not valid JSON"),
     ]:
-        with pytest.raises(UserError, match=message):
+        with pytest.raises(InputError, match=message):
             json_records(text, source="f")
 
 
@@ -254,7 +254,7 @@ def test_yaml_aliases_are_bounded_in_the_one_loader(tmp_path):
     bomb = tmp_path / "bomb.yaml"
     bomb.write_text(levels)
     started = time.process_time()
-    with pytest.raises(UserError, match=rf"aliases would expand .* {MAX_ALIAS_EXPANSION:,} more"):
+    with pytest.raises(InputError, match=rf"aliases would expand .* {MAX_ALIAS_EXPANSION:,} more"):
         load_yaml(bomb)
     # a hang guard in CPU time (the refusal takes milliseconds; the load does not move it)
     assert time.process_time() - started < 30, "hang: the alias expansion was not cut short"

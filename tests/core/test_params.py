@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from nesybench.errors import UserError
+from nesybench.errors import InputError
 from nesybench.params import load_params, params_hash, validate_params
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,7 +48,7 @@ def schema_dir(tmp_path):
     ],
 )
 def test_validate_params_names_key_value_and_range(schema_dir, section, message):
-    with pytest.raises(UserError) as info:
+    with pytest.raises(InputError) as info:
         validate_params({"toy": section}, schema_dir=schema_dir, source="params.yaml")
     text = str(info.value)
     assert text.startswith("params.yaml: ") and message in text
@@ -68,7 +68,7 @@ def test_repository_params_yaml_is_valid():
 def test_load_params_reports_yaml_syntax_errors(tmp_path):
     bad = tmp_path / "params.yaml"
     bad.write_text("a: [1, 2\n")
-    with pytest.raises(UserError, match="not valid YAML"):
+    with pytest.raises(InputError, match="not valid YAML"):
         load_params(bad)
 
 
@@ -128,7 +128,7 @@ def test_snakemake_refuses_bad_params_before_any_job(tmp_path):
 @pytest.mark.parametrize(
     "text, message",
     [
-        ("", r"params.yaml: must be a mapping of instrument sections, got an empty file"),
+        ("", r"params.yaml: the file must be a mapping of instrument sections, got an empty file"),
         ("- a\n- b\n", r"must be a mapping of instrument sections, got list"),
         ("a: [1, 2\n", r"not valid YAML at line 2, column 1"),
         ("a:\n\tb: 1\n", r"not valid YAML at line 2.*indent with spaces, not tabs"),
@@ -142,7 +142,7 @@ def test_load_params_refuses_unsafe_or_broken_yaml_in_one_line(tmp_path, text, m
     path.write_text(text)
     (tmp_path / "workflow").mkdir()
     (tmp_path / "workflow" / "schemas").symlink_to(ROOT / "workflow" / "schemas")
-    with pytest.raises(UserError, match=message) as info:
+    with pytest.raises(InputError, match=message) as info:
         load_params(path)
     assert "\n" not in str(info.value)
 
@@ -151,14 +151,14 @@ def test_load_params_refuses_unsafe_or_broken_yaml_in_one_line(tmp_path, text, m
 def test_non_finite_numbers_are_refused_anywhere(value):
     params = load_params(ROOT / "params.yaml")
     params["shortcuts"]["support_frac"] = value
-    with pytest.raises(UserError, match="shortcuts.support_frac must be a finite number"):
+    with pytest.raises(InputError, match="shortcuts.support_frac must be a finite number"):
         validate_params(params, schema_dir=ROOT / "workflow" / "schemas")
 
 
 def test_names_must_be_keys_of_the_mapping_they_refer_to():
     params = load_params(ROOT / "params.yaml")
     params["shortcuts"]["demo"]["task"] = "nosuch"
-    with pytest.raises(UserError, match=r"shortcuts.demo.task must name a key of shortcuts.tasks"):
+    with pytest.raises(InputError, match=r"shortcuts.demo.task must name a key of shortcuts.tasks"):
         validate_params(params, schema_dir=ROOT / "workflow" / "schemas")
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from nesybench.errors import ClaimFailed, InputError, UserError
+from nesybench.errors import ClaimFailed, InputError
 from nesybench.metrics.stats import wilson_interval
 from nesybench.params import load_params, validate_params
 from nesybench.sensitivity import (
@@ -207,6 +207,6 @@ def test_bad_knob_declarations_get_one_line_naming_the_field(path, spec, expecte
 
     params = _params()
     params["shortcuts"]["knobs"][path] = spec
-    with pytest.raises(UserError) as err:
+    with pytest.raises(InputError) as err:
         validate_params(params, schema_dir=schema_dir_for(ROOT / "params.yaml"))
     assert expected in str(err.value) and "\n" not in str(err.value)

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from nesybench.artifacts import Job, Registry
-from nesybench.errors import ClaimFailed, UserError, check_claim
+from nesybench.errors import ClaimFailed, InputError, check_claim
 from nesybench.io import write_parquet
 from nesybench.stages import (
     StageContext,
@@ -88,11 +88,11 @@ def test_the_params_hash_of_a_seed_job_ignores_the_sweep_size(tmp_path):
 def test_wildcards_must_name_an_instance_of_the_job():
     job = REG.job("score", "seed")
     assert _resolve_wildcards(job, {"n_seeds": 3}, {"seed": "2"}) == {"seed": 2}
-    with pytest.raises(UserError, match="names no instance"):
+    with pytest.raises(InputError, match="names no instance"):
         _resolve_wildcards(job, {"n_seeds": 3}, {"seed": "3"})
-    with pytest.raises(UserError, match="names no instance"):
+    with pytest.raises(InputError, match="names no instance"):
         _resolve_wildcards(job, {"n_seeds": 3}, {"seed": "02"})  # one spelling per value
-    with pytest.raises(UserError, match="needs --arg seed"):
+    with pytest.raises(InputError, match="needs --arg seed"):
         _resolve_wildcards(job, {"n_seeds": 3}, {})
 
 
@@ -119,8 +119,8 @@ def test_a_corrupt_artifact_is_named_and_removed(tmp_path):
     )
     data = path.read_bytes()
     path.write_bytes(data[: len(data) // 2])
-    with pytest.raises(UserError, match=r"data/x.parquet: unreadable artifact removed"):
+    with pytest.raises(InputError, match=r"data/x.parquet: unreadable artifact removed"):
         read_artifact(path, root=tmp_path)
     assert not path.exists()
-    with pytest.raises(UserError, match=r"data/x.parquet: missing artifact"):
+    with pytest.raises(InputError, match=r"data/x.parquet: missing artifact"):
         read_artifact(path, root=tmp_path)

@@ -39,32 +39,32 @@ def test_a_good_table_passes_with_canonical_dtypes():
             _ok().drop(columns="score"),
             r"t: missing column 'score'; expected columns point, score, label",
         ),
-        (_ok(label=[0, 2]), r"t: column 'label' row 1: expected an integer in \[0, 1\], got 2"),
-        (_ok(label=[0, None]), r"column 'label' row 1: expected an integer in \[0, 1\], got null"),
+        (_ok(label=[0, 2]), r"t: column 'label' row 1 must be an integer in \[0, 1\], got 2"),
+        (_ok(label=[0, None]), r"column 'label' row 1 must be an integer in \[0, 1\], got null"),
         (
             _ok(score=[0.5, float("nan")]),
-            r"column 'score' row 1: expected a finite number, got null",
+            r"column 'score' row 1 must be a finite number, got null",
         ),
         (
             _ok(score=[0.5, float("inf")]),
-            r"column 'score' row 1: expected a finite number, got inf",
+            r"column 'score' row 1 must be a finite number, got inf",
         ),
-        (_ok(score=["a", 1.0]), r"column 'score' row 0: expected a finite number, got 'a'"),
+        (_ok(score=["a", 1.0]), r"column 'score' row 0 must be a finite number, got 'a'"),
         (_ok(point=[3, 3]), r"row 1 repeats \(point=3\); each must appear once"),
-        (_ok(point=[-1, 0]), r"column 'point' row 0: expected an integer >= 0, got -1"),
+        (_ok(point=[-1, 0]), r"column 'point' row 0 must be an integer >= 0, got -1"),
         (
             _ok(split=["cal", "test"]),
-            r"column 'split' row 1: expected one of 'cal', 'eval', got 'test'",
+            r"column 'split' row 1 must be one of 'cal', 'eval', got 'test'",
         ),
         (
             _ok(probs=[[0.5, 0.5], ["x"]]),
-            r"column 'probs' row 1: expected a list of finite numbers",
+            r"column 'probs' row 1 must be a list of finite numbers",
         ),
         (
             _ok(probs=[[0.5, 0.5], 0.3]),
-            r"column 'probs' row 1: expected a list of finite numbers, got 0.3",
+            r"column 'probs' row 1 must be a list of finite numbers, got 0.3",
         ),
-        (_ok().iloc[:0], r"expected at least 1 row, got 0"),
+        (_ok().iloc[:0], r"must have at least 1 row, got 0"),
     ],
 )
 def test_each_defect_is_one_line_naming_column_row_and_form(frame, message):

@@ -24,7 +24,7 @@ from nesybench.counting import (
 )
 from nesybench.counting.bypermutation import disentangled_by_permutation
 from nesybench.counting.search import disentangled_search, shared_search
-from nesybench.errors import UserError
+from nesybench.errors import InputError
 from nesybench.logic import (
     SumKnowledge,
     TableKnowledge,
@@ -199,27 +199,27 @@ def test_class_sizes_of_sum_table_and_parity():
 
 def test_shared_needs_equal_domains():
     task = CountingTask(make_knowledge("sum", (10, 3)), ["1:2"])
-    with pytest.raises(UserError, match="needs equal domains, got \\[10, 3\\]"):
+    with pytest.raises(InputError, match="needs equal domains, got \\[10, 3\\]"):
         count_shared(task)
 
 
 def test_categorical_knowledge_refuses_binary_only_methods():
     task = CountingTask(make_knowledge("sum", (3, 3)), ["1:2"])
-    with pytest.raises(UserError, match="method approx: model-counts a CNF encoding"):
+    with pytest.raises(InputError, match="method approx: model-counts a CNF encoding"):
         count_disentangled(task, method="approx")
-    with pytest.raises(UserError, match="method exact: the encoding exists for binary"):
+    with pytest.raises(InputError, match="method exact: the encoding exists for binary"):
         count_joint(task, method="exact")
 
 
 def test_search_tabulation_is_refused_with_the_size_and_the_option():
     task = CountingTask(make_knowledge("xor", 30), ["0" * 30])
-    with pytest.raises(UserError, match=r"2\^30 = 1,073,741,824 states.*--max-states"):
+    with pytest.raises(InputError, match=r"2\^30 = 1,073,741,824 states.*--max-states"):
         count_disentangled(task)
 
 
 def test_search_budget_is_refused_with_the_option():
     task = CountingTask(make_knowledge("sum", (10, 10, 10)), ["0:0:1", "3:4:5", "9:9:8"])
-    with pytest.raises(UserError, match="--max-subproblems N"):
+    with pytest.raises(InputError, match="--max-subproblems N"):
         count_disentangled(task, max_subproblems=2)
 
 
@@ -232,7 +232,7 @@ def test_supervision_pins_categorical_states():
 def test_count_optima_takes_a_task():
     task = CountingTask(make_knowledge("sum", (10, 10)), EVEN_ODD)
     assert count_optima(task, extractor="shared").n_opt == 36
-    with pytest.raises(UserError, match="a CountingTask carries its own"):
+    with pytest.raises(InputError, match="a CountingTask carries its own"):
         count_optima(task, ["0:6"], extractor="shared")
 
 

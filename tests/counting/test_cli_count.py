@@ -174,15 +174,15 @@ def test_cli_count_text_output(capsys):
         ),
         (
             ["--knowledge", "xor", "--k", "2", "--support-frac", "0"],
-            "error: --support-frac: must be in (0, 1], got 0",
+            "error: --support-frac must be in (0, 1], got 0",
         ),
         (
             ["--knowledge", "xor", "--k", "2", "--support-frac", "1.5"],
-            "error: --support-frac: must be in (0, 1], got 1.5",
+            "error: --support-frac must be in (0, 1], got 1.5",
         ),
         (
             ["--knowledge", "xor", "--k", "0", "--support", "0"],
-            "error: --k: must be in [1, 10,000], got 0",
+            "error: --k must be in [1, 10,000], got 0",
         ),
         (
             ["--knowledge", "xor", "--k", "2", "--support", "00", "--supervised", "11"],
@@ -209,7 +209,7 @@ def test_cli_count_text_output(capsys):
                 "--epsilon",
                 "0",
             ],
-            "error: --epsilon: must be in (0, 10], got 0",
+            "error: --epsilon must be in (0, 10], got 0",
         ),
         (
             [
@@ -224,7 +224,7 @@ def test_cli_count_text_output(capsys):
                 "--delta",
                 "1",
             ],
-            "error: --delta: must be in (0, 1)",
+            "error: --delta must be in (0, 1)",
         ),
         (
             ["--knowledge", "xor", "--k", "3", "--support", "000", "--method", "enumerate"],
@@ -232,7 +232,7 @@ def test_cli_count_text_output(capsys):
         ),
         (
             ["--knowledge", "xor", "--k", "2", "--support", ""],
-            "error: --support: expected at least one state",
+            "error: --support must be at least one state",
         ),
         (
             ["--knowledge", "xor", "--k", "2"],

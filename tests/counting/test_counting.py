@@ -23,7 +23,7 @@ from nesybench.counting import (
     label_class_sizes,
     parity_closed_form,
 )
-from nesybench.errors import UserError
+from nesybench.errors import InputError
 from nesybench.logic import CNF, all_states, from_dimacs, make_knowledge, state_str
 
 SPEC_CNF = "(x1 | x2 | x3) & (x2 | x3 | ~x1) & (~x3 | ~x2 | x1)"
@@ -91,9 +91,9 @@ def test_joint_enumeration_sweeps_256_maps_at_k2():
 
 
 def test_enumeration_limits_are_user_errors():
-    with pytest.raises(UserError, match="above the enumeration limit"):
+    with pytest.raises(InputError, match="above the enumeration limit"):
         count_optima(make_knowledge("xor", 3), states(3), method="enumerate")
-    with pytest.raises(UserError, match="k <= 6"):
+    with pytest.raises(InputError, match="k <= 6"):
         enumerate_disentangled(make_knowledge("xor", 7), ["0" * 7])
 
 
@@ -295,7 +295,7 @@ def test_is_optimum_joint():
     # is_optimum agrees with the count: exactly N_opt of the 256 maps pass.
     maps = [dict(zip(states(2), image)) for image in itertools.product(states(2), repeat=4)]
     assert sum(is_optimum(m, knowledge, ["00", "01", "10"]) for m in maps) == 32
-    with pytest.raises(UserError, match="no image for observed state '11'"):
+    with pytest.raises(InputError, match="no image for observed state '11'"):
         is_optimum({"00": "00"}, knowledge, ["11"])
 
 
@@ -304,15 +304,15 @@ def test_is_optimum_joint():
     [
         (dict(extractor="joint", fixed_permutation=True), "fixed_permutation: applies only"),
         (dict(extractor="disentangled", method="factored"), "method factored"),
-        (dict(extractor="sideways"), "extractor: must be one of"),
+        (dict(extractor="sideways"), "extractor must be one of"),
         (dict(supervised=["11"]), "supervised: state '11' is not in the support"),
-        (dict(method="approx", epsilon=0), "epsilon: must be in (0, 10]"),
-        (dict(method="approx", epsilon=float("inf")), "epsilon: must be in (0, 10], got inf"),
-        (dict(method="approx", delta=1.5), "delta: must be in (0, 1)"),
+        (dict(method="approx", epsilon=0), "epsilon must be in (0, 10]"),
+        (dict(method="approx", epsilon=float("inf")), "epsilon must be in (0, 10], got inf"),
+        (dict(method="approx", delta=1.5), "delta must be in (0, 1)"),
     ],
 )
 def test_count_optima_bad_options(kwargs, fragment):
-    with pytest.raises(UserError) as info:
+    with pytest.raises(InputError) as info:
         count_optima(make_knowledge("xor", 2), ["00"], **kwargs)
     assert fragment in str(info.value)
 

@@ -16,7 +16,7 @@ from nesybench.counting import (
     plan_supervision,
 )
 from nesybench.counting.search import SearchTooLarge
-from nesybench.errors import UserError
+from nesybench.errors import InputError
 from nesybench.logic import TableKnowledge, make_knowledge
 
 EVEN_ODD = [
@@ -85,9 +85,9 @@ def test_exact_optimum_skipped_when_too_many_subsets():
 
 def test_plan_budget_is_checked():
     task = CountingTask(make_knowledge("sum", (10, 10)), ["0:6", "6:0"], ["0:6"])
-    with pytest.raises(UserError, match="only 1 observed state can still be labelled"):
+    with pytest.raises(InputError, match="only 1 observed state can still be labelled"):
         plan_supervision(task, 2)
-    with pytest.raises(UserError, match="budget: must be an integer >= 1, got 0"):
+    with pytest.raises(InputError, match="budget must be an integer >= 1, got 0"):
         plan_supervision(task, 0)
 
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nesybench.errors import UserError
+from nesybench.errors import InputError
 from nesybench.logic import (
     CNF,
     IdPool,
@@ -60,7 +60,7 @@ def test_parse_cnf_unit_clause_without_parentheses_and_whitespace():
     ],
 )
 def test_parse_cnf_errors_name_position(text, fragment):
-    with pytest.raises(UserError, match="formula: ") as info:
+    with pytest.raises(InputError, match="formula: ") as info:
         parse_cnf(text, n_vars=3)
     assert fragment in str(info.value)
 
@@ -93,7 +93,7 @@ def test_from_dimacs_clause_spanning_lines():
     ],
 )
 def test_from_dimacs_errors(text, fragment):
-    with pytest.raises(UserError) as info:
+    with pytest.raises(InputError) as info:
         from_dimacs(text)
     assert fragment in str(info.value)
 
@@ -147,7 +147,7 @@ def test_all_states_leftmost_is_x1_most_significant():
 
 
 def test_make_knowledge_rejects_bad_k_and_formula():
-    with pytest.raises(UserError, match="k: must be an integer >= 1, got 0"):
+    with pytest.raises(InputError, match="k must be an integer >= 1, got 0"):
         make_knowledge("xor", 0)
-    with pytest.raises(UserError, match="knowledge: variable x3"):
+    with pytest.raises(InputError, match="knowledge: variable x3"):
         make_knowledge("(x1 | x3)", 2)

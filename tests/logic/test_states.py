@@ -75,7 +75,7 @@ def test_all_states_mixed_radix_order():
 @pytest.mark.parametrize(
     "domains, fragment",
     [
-        (0, "k: must be an integer >= 1, got 0"),
+        (0, "k must be an integer >= 1, got 0"),
         ([10, 1], "domain 2 must be an integer in [2,"),
         ([], "at least one concept"),
         ("10,10", "expected a list of domain sizes"),

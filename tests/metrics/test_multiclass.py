@@ -136,7 +136,7 @@ def test_multiclass_summary_and_reliability_agree_with_the_parts():
     "y, p, message",
     [
         ([0, 1], [[0.5, 0.5]], "equal length"),
-        ([0, 3], [[0.5, 0.5], [0.5, 0.5]], r"y_true row 1: expected a class index in \[0, 1\]"),
+        ([0, 3], [[0.5, 0.5], [0.5, 0.5]], r"y_true row 1 must be a class index in \[0, 1\]"),
         ([0, -1], [[0.5, 0.5], [0.5, 0.5]], "row 1"),
         ([0, 0.5], [[0.5, 0.5], [0.5, 0.5]], "got 0.5"),
         ([0, 1], [[0.5, 0.5], [0.5, float("nan")]], "row 1 contains NaN"),

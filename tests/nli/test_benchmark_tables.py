@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from nesybench.errors import UserError
+from nesybench.errors import InputError
 from nesybench.nli import benchmark_tables
 from nesybench.nli.benchmark_tables import (
     AUDIT_COLUMNS,
@@ -75,7 +75,7 @@ def test_inventory_baselines_are_the_gold_shares():
 
 def test_score_files_raises_input_errors_and_records_crashes(tmp_path, monkeypatch):
     gold = ROOT / "benchmarks" / "proofwriter" / "dev-sample.json"
-    with pytest.raises(UserError, match="not found|no such|missing"):
+    with pytest.raises(InputError, match="not found|no such|missing"):
         score_files([("s", "proofwriter", gold, tmp_path / "absent.jsonl")])
     preds = tmp_path / "p.jsonl"
     first = json.loads(gold.read_text(encoding="utf-8"))[0]["id"]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from nesybench.errors import UserError
+from nesybench.errors import InputError
 from nesybench.params import load_params, validate_params
 from nesybench.stages import run_stage
 
@@ -49,7 +49,7 @@ def test_bad_nli_params_fail_with_one_line(params, path, value, message):
     for key in path[:-1]:
         node = node[key]
     node[path[-1]] = value
-    with pytest.raises(UserError) as exc:
+    with pytest.raises(InputError) as exc:
         validate_params(bad, schema_dir=SCHEMAS, source="params.yaml")
     assert message in str(exc.value) and "\n" not in str(exc.value)
 

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from nesybench.errors import ClaimFailed, UserError
+from nesybench.errors import ClaimFailed, InputError
 from nesybench.io import parquet_metadata, read_json, read_parquet, write_parquet
 from nesybench.nli import pipeline as nli_pipeline
 from nesybench.params import load_params
@@ -235,7 +235,7 @@ def test_a_per_seed_job_of_another_sweep_is_the_same_job(root, tmp_path):
 
 
 def test_a_seed_outside_the_sweep_is_refused(root, params):
-    with pytest.raises(UserError, match="names no instance of this job"):
+    with pytest.raises(InputError, match="names no instance of this job"):
         run_job("nli", "generate", "seed", params=params, root=root, args={"seed": "99"})
 
 
@@ -313,7 +313,7 @@ def test_label_mix_must_sum_to_one(tmp_path):
     fl = {**_params()["nli"]["folio"]}
     fl["label_mix"] = {"p_true": 0.5, "p_false": 0.5, "p_unknown": 0.5}
     params = _params(folio=fl)
-    with pytest.raises(UserError, match="nli.folio.label_mix must sum to 1"):
+    with pytest.raises(InputError, match="nli.folio.label_mix must sum to 1"):
         run_job("nli", "generate", "seed", params=params, root=tmp_path, args={"seed": "0"})
     assert not (tmp_path / "data").exists()  # nothing half-written
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nesybench.errors import InputError, UserError
+from nesybench.errors import InputError
 from nesybench.nli.logiclm_folio import fol_accepts, fol_tokens
 from nesybench.nli.program_tables import (
     cause_table,
@@ -218,7 +218,7 @@ def test_parse_rule_program_arbitrary_text_raises_only_user_error(text):
     try:
         parse_rule_program(text)
     except ProgramError as exc:
-        assert isinstance(exc, UserError) and isinstance(exc, InputError)
+        assert isinstance(exc, InputError) and isinstance(exc, InputError)
 
 
 _PIECES = st.sampled_from(
@@ -312,7 +312,7 @@ def test_read_programs_bad_records_counted(tmp_path):
 def test_read_programs_unusable_file(tmp_path, text, err):
     f = tmp_path / "p.json"
     f.write_text(text)
-    with pytest.raises(UserError, match=err):
+    with pytest.raises(InputError, match=err):
         read_programs(f)
 
 

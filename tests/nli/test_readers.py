@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from nesybench.errors import UserError
+from nesybench.errors import InputError
 from nesybench.nli.readers import (
     BadRecord,
     Benchmark,
@@ -163,25 +163,25 @@ def test_logicbench_tree_ids_and_skips(tmp_path):
     ],
 )
 def test_bad_files_are_one_user_error(tmp_path, content, message):
-    with pytest.raises(UserError, match=message):
+    with pytest.raises(InputError, match=message):
         read_benchmark(write(tmp_path, "bad.json", content), benchmark="proofwriter")
 
 
 def test_missing_file_folder_and_unknown_benchmark(tmp_path):
-    with pytest.raises(UserError, match="file not found"):
+    with pytest.raises(InputError, match="file not found"):
         read_benchmark(tmp_path / "nope.json", benchmark="folio")
-    with pytest.raises(UserError, match="is a folder"):
+    with pytest.raises(InputError, match="is a folder"):
         read_benchmark(tmp_path, benchmark="proofwriter")
-    with pytest.raises(UserError, match="no <logic>/<axiom>/data_instances.json"):
+    with pytest.raises(InputError, match="no <logic>/<axiom>/data_instances.json"):
         read_benchmark(tmp_path, benchmark="logicbench")
-    with pytest.raises(UserError, match="benchmark must be one of"):
+    with pytest.raises(InputError, match="benchmark must be one of"):
         read_benchmark(tmp_path, benchmark="squad")
 
 
 def test_a_truncated_logicbench_file_stops_the_read(tmp_path):
     _bqa(tmp_path, "l", "a", [])
     (tmp_path / "BQA" / "l" / "a" / "data_instances.json").write_text('{"samples": [', "utf-8")
-    with pytest.raises(UserError, match="not valid JSON"):
+    with pytest.raises(InputError, match="not valid JSON"):
         read_benchmark(tmp_path / "BQA", benchmark="logicbench")
 
 
@@ -268,19 +268,19 @@ def test_arbitrary_files_raise_only_user_errors(tmp_path, content):
     for benchmark in ("prontoqa", "proofwriter", "folio"):
         try:
             read_benchmark(path, benchmark=benchmark)
-        except UserError:
+        except InputError:
             pass
     gold = Benchmark("proofwriter", "g", (Question("q0", "proofwriter", "True", "", ""),))
     for benchmark in ("proofwriter", "logicbench"):
         for strict in (False, True):
             try:
                 read_predictions(path, benchmark=benchmark, gold=gold, strict=strict)
-            except UserError:
+            except InputError:
                 pass
     bqa = tmp_path / "BQA" / "l" / "a"
     bqa.mkdir(parents=True, exist_ok=True)
     (bqa / "data_instances.json").write_bytes(path.read_bytes())
     try:
         read_benchmark(tmp_path / "BQA", benchmark="logicbench")
-    except UserError:
+    except InputError:
         pass

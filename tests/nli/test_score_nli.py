@@ -7,7 +7,7 @@ import pytest
 from sklearn.metrics import confusion_matrix as sk_confusion
 from sklearn.metrics import f1_score
 
-from nesybench.errors import UserError
+from nesybench.errors import InputError
 from nesybench.metrics.stats import wilson_interval
 from nesybench.nli.benchmark_tables import (
     AGREEMENT_COLUMNS,
@@ -112,7 +112,7 @@ def test_unknown_prediction_ids_are_an_error_naming_the_first_few(tmp_path):
     ids = ["q0", "x1", "x2", "x3", "x4", "x5", "x6"]
     path = _write(tmp_path / "p.jsonl", [{"id": i, "prediction": "True"} for i in ids])
     with pytest.raises(
-        UserError, match=r"6 prediction id\(s\) not among the gold .*x1.*and 1 more"
+        InputError, match=r"6 prediction id\(s\) not among the gold .*x1.*and 1 more"
     ):
         read_predictions(path, benchmark="proofwriter", gold=bench)
 
@@ -130,7 +130,7 @@ def test_ids_of_skipped_gold_records_are_named_as_such(tmp_path):
     )
     bench = read_benchmark(gold, benchmark="proofwriter")
     path = _write(tmp_path / "p.jsonl", [{"id": "q1", "prediction": "True"}])
-    with pytest.raises(UserError, match=r"name gold records that were skipped as unreadable"):
+    with pytest.raises(InputError, match=r"name gold records that were skipped as unreadable"):
         read_predictions(path, benchmark="proofwriter", gold=bench)
 
 
@@ -249,10 +249,10 @@ def test_read_predictions_under_the_one_policy(tmp_path):
     assert len(preds.read.skipped) == 3
     counts = preds.read.counts("abcdefg")
     assert counts == {"n": 7, "answered": 3, "abstained": 3, "unreadable": 1}
-    with pytest.raises(UserError, match=r"line 3: unknown label 'perhaps'.*--strict"):
+    with pytest.raises(InputError, match=r"line 3: unknown label 'perhaps'.*--strict"):
         read_predictions(path, benchmark="proofwriter", gold=gold, strict=True)
     _write(path, [{"id": "a", "prediction": "True"}, {"id": "a", "prediction": "False"}])
-    with pytest.raises(UserError, match=r'line 2: duplicate id "a" \(first at line 1\)'):
+    with pytest.raises(InputError, match=r'line 2: duplicate id "a" \(first at line 1\)'):
         read_predictions(path, benchmark="proofwriter", gold=gold)
 
 

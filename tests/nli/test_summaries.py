@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nesybench.errors import InputError, UserError
+from nesybench.errors import InputError
 from nesybench.nli.scoring import folio_per_label, score_folio, score_prontoqa
 from nesybench.nli.summaries import (
     DIST_COLUMNS,
@@ -98,10 +98,10 @@ def test_corpora_are_a_function_of_the_seed(params):
 
 def test_check_params_names_the_key(params):
     bad = {**params, "worked_example_hops": 4}
-    with pytest.raises(UserError, match="nli.worked_example_hops must be one of prontoqa.hops"):
+    with pytest.raises(InputError, match="nli.worked_example_hops must be one of prontoqa.hops"):
         check_params(bad)
     mix = {"p_true": 0.3, "p_false": 0.3, "p_unknown": 0.3}
-    with pytest.raises(UserError, match="must sum to 1, got 0.9"):
+    with pytest.raises(InputError, match="must sum to 1, got 0.9"):
         check_params({**params, "folio": {**params["folio"], "label_mix": mix}})
 
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nesybench.errors import UserError
+from nesybench.errors import InputError
 from nesybench.reasoning.chainer import NotStratifiable, forward_chain, query, stratify
 from nesybench.reasoning.terms import Atom, Literal, Rule
 
@@ -202,7 +202,7 @@ def test_forward_chain_rejects_non_stratifiable_program():
     ]
     with pytest.raises(NotStratifiable, match="not stratifiable"):
         forward_chain([Atom("d", ("a",))], rules)
-    with pytest.raises(UserError):
+    with pytest.raises(InputError):
         stratify(rules)
 
 
@@ -215,12 +215,12 @@ def test_forward_chain_rejects_non_stratifiable_program():
     ],
 )
 def test_forward_chain_rejects_bad_programs(facts, rules, message):
-    with pytest.raises(UserError, match=message):
+    with pytest.raises(InputError, match=message):
         forward_chain(facts, rules)
 
 
 def test_forward_chain_rejects_unknown_strategy():
-    with pytest.raises(UserError, match="strategy"):
+    with pytest.raises(InputError, match="strategy"):
         forward_chain([], [], strategy="magic")
 
 
@@ -243,7 +243,7 @@ def test_query_negation_and_unsafe_negation():
     bindings, probes = query([pos("person", "X"), neg("advised", "X")], atoms)
     assert bindings == [{"X": "a"}]
     assert probes == 2 + 2  # two person atoms scanned, then one membership probe per binding
-    with pytest.raises(UserError, match="must occur in a positive literal"):
+    with pytest.raises(InputError, match="must occur in a positive literal"):
         query([pos("person", "X"), neg("advised", "Y")], atoms)
     assert query([pos("person", "X"), pos("advised", "X")], forward_chain(atoms, []))[0] == [
         {"X": "b"}

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nesybench.errors import UserError
+from nesybench.errors import InputError
 from nesybench.reasoning.chainer import forward_chain
 from nesybench.reasoning.grammar import parse_context
 from nesybench.reasoning.terms import Atom, Literal, Rule, open_world_rule
@@ -42,13 +42,13 @@ def test_label_true_false_unknown_inconsistent():
 
 
 def test_world_must_be_known():
-    with pytest.raises(UserError, match="world must be one of"):
+    with pytest.raises(InputError, match="world must be one of"):
         forward_chain([], [], world="half-open")
 
 
 def test_proof_needs_proofs_true():
     c = forward_chain([Atom("p", ("a",))], [])
-    with pytest.raises(UserError, match="proofs=True"):
+    with pytest.raises(InputError, match="proofs=True"):
         c.proof(Atom("p", ("a",)))
 
 

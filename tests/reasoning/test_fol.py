@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nesybench.errors import InputError, UserError
+from nesybench.errors import InputError
 from nesybench.reasoning.fol import (
     MAX_NESTING,
     And,
@@ -107,7 +107,7 @@ def test_syntax_errors_name_the_problem(text, message):
 
 
 def test_syntax_error_is_a_user_error_and_a_value_error():
-    with pytest.raises(UserError):
+    with pytest.raises(InputError):
         parse_formula(42)
     assert issubclass(FolSyntaxError, InputError) and issubclass(FolSyntaxError, ValueError)
 

@@ -4,7 +4,7 @@ import re
 import pandas as pd
 import pytest
 
-from nesybench.errors import UserError
+from nesybench.errors import InputError
 from nesybench.report.blocks import Figure, Heading, Paragraph, Table
 from nesybench.report.figures import new_figure
 from nesybench.report.pipeline import merge_stage_metrics
@@ -75,7 +75,7 @@ def test_merge_stage_metrics_in_stage_order_and_rejects_collisions(tmp_path):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(json.dumps(data))
     (tmp_path / "data/count/shortcuts/metrics.json").write_text(json.dumps({"count.n_opt": "16"}))
-    with pytest.raises(UserError, match="missing artifact|not found"):
+    with pytest.raises(InputError, match="missing artifact|not found"):
         merge_stage_metrics(tmp_path, reg)  # the aggregate job's metrics are missing
     aggregate = tmp_path / reg.metrics_path("count", "aggregate")
     aggregate.write_text(json.dumps({"count.mean": 2.0}))

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from nesybench.counting import CountingTask
-from nesybench.errors import ClaimFailed, UserError
+from nesybench.errors import ClaimFailed, InputError
 from nesybench.shortcuts import categorical_counts
 from nesybench.shortcuts.categorical_counts import (
     RSBENCH_EVEN_ODD_PAIRS,
@@ -40,7 +40,7 @@ def test_rsbench_even_odd_support_is_the_sixteen_listed_pairs():
     for a, b in RSBENCH_EVEN_ODD_PAIRS:
         assert f"{a}:{b}" in states and f"{b}:{a}" in states
         assert a % 2 == b % 2  # even-even or odd-odd: the bias of MNAdd-EvenOdd
-    with pytest.raises(UserError, match="two digits 0-9"):
+    with pytest.raises(InputError, match="two digits 0-9"):
         named_support("rsbench_evenodd", (10, 10, 10))
 
 
@@ -101,7 +101,7 @@ def test_explicit_support_lists_and_bad_states():
     assert _count(tables, "few", "shared")["n_opt"] == str(7 * 10**8)  # f(0) + f(6) = 6
     bad = {**params, "tasks": {"t": {**params["tasks"]["mnadd2"], "supports": {"x": ["0:66"]}}}}
     with pytest.raises(
-        UserError, match=r"shortcuts.categorical.tasks.t.supports.x: .*out of range"
+        InputError, match=r"shortcuts.categorical.tasks.t.supports.x: .*out of range"
     ):
         categorical_count_tables(bad)
 

@@ -98,43 +98,43 @@ SCORE_CONCEPTS_CASES = [
         "sc-probs-string",
         SC,
         files=cfile(probs=lambda c: [str(v) for v in c]),
-        err=r"column 'probs' row 0: expected a list of finite numbers, got '\[0\.9, 0\.1\]'",
+        err=r"column 'probs' row 0 must be a list of finite numbers, got '\[0\.9, 0\.1\]'",
     ),
     Case(
         "sc-probs-float",
         SC,
         files=cfile(probs=lambda c: [v[0] for v in c]),
-        err=r"column 'probs' row 0: expected a list of finite numbers, got 0\.9$",
+        err=r"column 'probs' row 0 must be a list of finite numbers, got 0\.9$",
     ),
     Case(
         "sc-probs-list-of-strings",
         SC,
         files=cfile(probs=lambda c: [[str(x) for x in v] for v in c]),
-        err=r"column 'probs' row 0: expected a list of finite numbers, got \['0\.9', '0\.1'\]",
+        err=r"column 'probs' row 0 must be a list of finite numbers, got \['0\.9', '0\.1'\]",
     ),
     Case(
         "sc-probs-null",
         SC,
         files=cfile(probs=at(3, None)),
-        err=r"column 'probs' row 3: expected a list of finite numbers, got null",
+        err=r"column 'probs' row 3 must be a list of finite numbers, got null",
     ),
     Case(
         "sc-probs-null-inside",
         SC,
         files=cfile(probs=at(2, [None, 1.0])),
-        err=r"column 'probs' row 2: expected a list of finite numbers",
+        err=r"column 'probs' row 2 must be a list of finite numbers",
     ),
     Case(
         "sc-probs-nan",
         SC,
         files=cfile(probs=at(7, [float("nan"), 1.0])),
-        err=r"column 'probs' row 7: expected a list of finite numbers, got \[nan, 1\]",
+        err=r"column 'probs' row 7 must be a list of finite numbers, got \[nan, 1\]",
     ),
     Case(
         "sc-probs-inf",
         SC,
         files=cfile(probs=at(1, [float("inf"), 0.0])),
-        err=r"row 1: expected a list of finite numbers, got \[inf, 0\]",
+        err=r"row 1 must be a list of finite numbers, got \[inf, 0\]",
     ),
     Case(
         "sc-probs-one-value",
@@ -197,13 +197,13 @@ SCORE_CONCEPTS_CASES = [
         "sc-gold-negative",
         SC,
         files=cfile(gold=at(3, -1)),
-        err=r"column 'gold' row 3: expected an integer >= 0, got -1",
+        err=r"column 'gold' row 3 must be an integer >= 0, got -1",
     ),
     Case(
         "sc-gold-null",
         SC,
         files=cfile(gold=at(3, None)),
-        err=r"column 'gold' row 3: expected an integer >= 0, got null$",
+        err=r"column 'gold' row 3 must be an integer >= 0, got null$",
     ),
     Case(
         "sc-gold-float",
@@ -215,13 +215,13 @@ SCORE_CONCEPTS_CASES = [
         "sc-gold-string",
         SC,
         files=cfile(gold=lambda c: [str(v) for v in c]),
-        err=r"column 'gold' row 0: expected an integer >= 0, got '0'",
+        err=r"column 'gold' row 0 must be an integer >= 0, got '0'",
     ),
     Case(
         "sc-gold-bool",
         SC,
         files=cfile(gold=lambda c: [bool(v) for v in c]),
-        err=r"column 'gold' row 0: expected an integer",
+        err=r"column 'gold' row 0 must be an integer",
     ),
     # ---- concept ids and points
     Case(
@@ -235,7 +235,7 @@ SCORE_CONCEPTS_CASES = [
         "sc-concept-negative",
         SC,
         files=cfile(concept=at(1, -1)),
-        err=r"column 'concept' row 1: expected an integer >= 0, got -1",
+        err=r"column 'concept' row 1 must be an integer >= 0, got -1",
     ),
     Case(
         "sc-concept-gap",
@@ -255,7 +255,7 @@ SCORE_CONCEPTS_CASES = [
         "sc-point-float",
         SC,
         files=cfile(point=at(0, 0.5), types={"point": pa.float64()}),
-        err=r"column 'point' row 0: expected an integer, got 0\.5",
+        err=r"column 'point' row 0 must be an integer, got 0\.5",
     ),
     Case(
         "sc-duplicate-pair",
@@ -310,7 +310,7 @@ SCORE_CONCEPTS_CASES = [
         "sc-labels-null-says-null",
         LAB,
         files=both({"y_true": at(3, None)}),
-        err=r"column 'y_true' row 3: expected an integer, got null$",
+        err=r"column 'y_true' row 3 must be an integer, got null$",
     ),
     Case(
         "sc-labels-float",
@@ -340,7 +340,7 @@ SCORE_CONCEPTS_CASES = [
         "sc-labels-string",
         LAB,
         files=both({"y_true": lambda c: [str(v) for v in c]}),
-        err=r"column 'y_true' row 0: expected an integer, got '0'",
+        err=r"column 'y_true' row 0 must be an integer, got '0'",
     ),
     Case(
         "sc-outputs-without-labels",

@@ -157,4 +157,4 @@ def test_score_concepts_reads_csv_probs_written_as_parquet_lists_only(tmp_path, 
     path = tmp_path / "c.csv"
     path.write_text('point,concept,gold,probs\n0,0,1,"[0.5, 0.5]"\n')
     assert main(["score-concepts", str(path)]) == 2
-    assert "column 'probs' row 0: expected a list of finite numbers" in capsys.readouterr().err
+    assert "column 'probs' row 0 must be a list of finite numbers" in capsys.readouterr().err

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from nesybench.counting import ExactCounter, count_optima
-from nesybench.errors import ClaimFailed, UserError
+from nesybench.errors import ClaimFailed, InputError
 from nesybench.io import read_parquet
 from nesybench.logic import all_states, from_dimacs, make_knowledge, state_str
 from nesybench.params import validate_params
@@ -124,7 +124,7 @@ def test_stages_are_byte_identical_across_runs(tmp_path):
 
 
 def test_count_stage_rejects_fractions_keeping_the_same_states(tmp_path):
-    with pytest.raises(UserError, match="support_fracs 0.5 and 0.45 keep the same 2 of 4 states"):
+    with pytest.raises(InputError, match="support_fracs 0.5 and 0.45 keep the same 2 of 4 states"):
         run_stages(
             tmp_path,
             shortcuts_params(
@@ -192,13 +192,13 @@ def test_schema_rejects_bad_params_with_one_line(tmp_path, path, value, message)
         target = target[key]
     target[path[-1]] = value
     validate_params({"shortcuts": shortcuts_params()}, schema_dir=schemas)  # the defaults pass
-    with pytest.raises(UserError) as info:
+    with pytest.raises(InputError) as info:
         validate_params({"shortcuts": params}, schema_dir=schemas)
     assert message in str(info.value) and "\n" not in str(info.value)
 
 
 def test_count_stage_bad_task_knowledge_is_user_error(tmp_path):
-    with pytest.raises(UserError, match="shortcuts.tasks.bad: knowledge: variable x4"):
+    with pytest.raises(InputError, match="shortcuts.tasks.bad: knowledge: variable x4"):
         run_stages(
             tmp_path,
             shortcuts_params(

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import yaml
 
-from nesybench.errors import InputError, UserError
+from nesybench.errors import InputError
 from nesybench.images import check_digit_npz, read_digit_npz
 from nesybench.io import read_parquet
 from nesybench.params import validate_params
@@ -105,7 +105,7 @@ def test_params_load_time_refuses_a_bad_images_file_naming_the_field(tmp_path):
     params["shortcuts"]["digits"]["images"] = str(
         _write(tmp_path / "bad.npz", images=np.zeros((2, 4)), labels=[0, 12])
     )
-    with pytest.raises(UserError) as info:
+    with pytest.raises(InputError) as info:
         validate_params(params, schema_dir=ROOT / "workflow/schemas")
     message = str(info.value)
     assert message.startswith("params.yaml: shortcuts.digits.images: ") and "got 12" in message
@@ -200,7 +200,7 @@ def test_digit_stages_refuse_an_images_file_changed_since_generate(npz_run, tmp_
     section = {**section, "digits": {**section["digits"], "images": str(moved)}}
     _run(copy_root, section, "generate", "digits")
     _upsampled(moved, n=1000)  # the user overwrites the file after generate
-    with pytest.raises(UserError, match="changed since the generate stage"):
+    with pytest.raises(InputError, match="changed since the generate stage"):
         _run(copy_root, section, "train", "digits", block=0)
 
 

@@ -104,7 +104,7 @@ def test_knowledge_labels_sum_and_product():
     digits = np.array(all_tuples(10, 2))
     assert np.array_equal(knowledge_labels("sum", digits), digits[:, 0] + digits[:, 1])
     assert np.array_equal(knowledge_labels("product", digits), digits[:, 0] * digits[:, 1])
-    with pytest.raises(InputError, match="knowledge: must be one of sum, product, got 'xor'"):
+    with pytest.raises(InputError, match="knowledge must be one of sum, product, got 'xor'"):
         knowledge_labels("xor", digits)
 
 
@@ -182,15 +182,15 @@ def test_make_digit_task_is_deterministic_and_seeded():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        ({"knowledge": "xor"}, "knowledge: must be one of sum, product, got 'xor'"),
-        ({"n_digits": 1}, "n_digits: must be an integer in 2..10, got 1"),
-        ({"n_digits": 11}, "n_digits: must be an integer in 2..10, got 11"),
-        ({"n_positions": 0}, "n_positions: must be an integer in 1..4, got 0"),
+        ({"knowledge": "xor"}, "knowledge must be one of sum, product, got 'xor'"),
+        ({"n_digits": 1}, "n_digits must be an integer in 2..10, got 1"),
+        ({"n_digits": 11}, "n_digits must be an integer in 2..10, got 11"),
+        ({"n_positions": 0}, "n_positions must be an integer in 1..4, got 0"),
         ({"n_tuples": {"train": 0}}, r"n_tuples\['train'\]: must be at least 1, got 0"),
         ({"n_tuples": {"test": -1}}, r"n_tuples\['test'\]: must be an integer >= 0, got -1"),
         ({"n_tuples": {"test": 1.5}}, r"n_tuples\['test'\]: must be an integer >= 0, got 1.5"),
         ({"n_tuples": {"dev": 3}}, "n_tuples: keys must be among train, val, test, ood"),
-        ({"seed": -1}, "seed: must be an integer"),
+        ({"seed": -1}, "seed must be an integer"),
     ],
 )
 def test_make_digit_task_rejects_bad_input(kwargs, match):
@@ -237,7 +237,7 @@ def test_sample_grid_rejects_bad_input():
     task = make_digit_task(support="full", n_tuples={"train": 4}, seed=0)
     with pytest.raises(InputError, match="split: 'ood' has no points"):
         sample_grid(task, split="ood")
-    with pytest.raises(InputError, match="split: must be one of"):
+    with pytest.raises(InputError, match="split must be one of"):
         sample_grid(task, split="dev")
     with pytest.raises(InputError, match="n_rows, n_cols"):
         sample_grid(task, n_rows=0)

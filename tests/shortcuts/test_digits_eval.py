@@ -170,7 +170,7 @@ def test_evaluate_full_support_has_nan_ood_accuracy():
 
 
 def test_evaluate_rejects_bad_min_acc_y(task):
-    with pytest.raises(InputError, match=r"min_acc_y: must be a number in \[0, 1\], got 1.5"):
+    with pytest.raises(InputError, match=r"min_acc_y must be a number in \[0, 1\], got 1.5"):
         evaluate(_constructed(task, IDENTITY), min_acc_y=1.5)
 
 
@@ -217,13 +217,13 @@ def test_parse_mitigation_round_trips_variant_names():
 @pytest.mark.parametrize(
     "text, match",
     [
-        ("bogus", "mitigation: expected label_only, neural"),
+        ("bogus", "mitigation must be label_only, neural"),
         ("concept_sup=abc", "got 'concept_sup=abc'"),
         ("concept_sup", "got 'concept_sup'"),
         ("multitask=xor", "got 'multitask=xor'"),
-        ("", "mitigation: must be a non-empty name"),
-        ("concept_sup=1.5", r"concept_sup: must be a fraction in \[0, 1\], got 1.5"),
-        ("entropy=-1", "entropy_weight: must be a finite number >= 0, got -1.0"),
+        ("", "mitigation must be a non-empty name"),
+        ("concept_sup=1.5", r"concept_sup must be a fraction in \[0, 1\], got 1.5"),
+        ("entropy=-1", "entropy_weight must be a finite number >= 0, got -1.0"),
     ],
 )
 def test_parse_mitigation_rejects_bad_names(text, match):
@@ -319,7 +319,7 @@ def test_concept_frame_round_trips_through_the_panel_reader(task):
         c_true, task.splits["ood"].digits
     )
     assert np.allclose(probs[1], pred.splits["ood"].digit_probs[:, 1, :])
-    with pytest.raises(InputError, match="split: must be one of"):
+    with pytest.raises(InputError, match="split must be one of"):
         concept_frame(pred, "dev")
     with pytest.raises(InputError, match="no digit predictions"):
         concept_frame(_constructed(task, IDENTITY, model="neural"))

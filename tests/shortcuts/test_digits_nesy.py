@@ -229,11 +229,11 @@ def test_train_nesy_bytes_do_not_depend_on_the_blas_thread_count():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        ({"concept_sup": 1.5}, r"concept_sup: must be a fraction in \[0, 1\], got 1.5"),
-        ({"concept_sup": -0.1}, r"concept_sup: must be a fraction in \[0, 1\], got -0.1"),
-        ({"entropy_weight": -1.0}, "entropy_weight: must be a finite number >= 0, got -1.0"),
-        ({"multitask_weight": float("nan")}, "multitask_weight: must be a finite number >= 0"),
-        ({"multitask": "xor"}, "multitask: must be None or one of sum, product, got 'xor'"),
+        ({"concept_sup": 1.5}, r"concept_sup must be a fraction in \[0, 1\], got 1.5"),
+        ({"concept_sup": -0.1}, r"concept_sup must be a fraction in \[0, 1\], got -0.1"),
+        ({"entropy_weight": -1.0}, "entropy_weight must be a finite number >= 0, got -1.0"),
+        ({"multitask_weight": float("nan")}, "multitask_weight must be a finite number >= 0"),
+        ({"multitask": "xor"}, "multitask must be None or one of sum, product, got 'xor'"),
     ],
 )
 def test_variant_rejects_bad_values(kwargs, match):
@@ -244,10 +244,10 @@ def test_variant_rejects_bad_values(kwargs, match):
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        ({"hidden": 0}, "hidden: must be an integer >= 1, got 0"),
-        ({"epochs": 2.5}, "epochs: must be an integer >= 1, got 2.5"),
-        ({"lr": 0.0}, "lr: must be a finite number > 0, got 0.0"),
-        ({"init_scale": float("inf")}, "init_scale: must be a finite number > 0, got inf"),
+        ({"hidden": 0}, "hidden must be an integer >= 1, got 0"),
+        ({"epochs": 2.5}, "epochs must be an integer >= 1, got 2.5"),
+        ({"lr": 0.0}, "lr must be a finite number > 0, got 0.0"),
+        ({"init_scale": float("inf")}, "init_scale must be a finite number > 0, got inf"),
     ],
 )
 def test_nesy_config_rejects_bad_values(kwargs, match):

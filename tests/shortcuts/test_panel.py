@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from nesybench.errors import InputError, UserError
+from nesybench.errors import InputError
 from nesybench.shortcuts.panel import (
     concept_accuracy,
     concept_collapse,
@@ -290,10 +290,10 @@ def test_panel_lists_no_occurrence_vector_beyond_the_state_limit():
 
 def test_unpack_rejects_one_valued_concepts_and_huge_ids_quickly():
     df = concept_table(np.arange(3), np.zeros((3, 1), dtype=int), [np.ones((3, 1))])
-    with pytest.raises(UserError, match="a concept needs at least 2 values"):
+    with pytest.raises(InputError, match="a concept needs at least 2 values"):
         unpack_concept_table(df, source="x")
     c_true, probs = _constructed(SPEC_ALPHA, per_state=2)
     df = concept_table(np.arange(8), c_true, probs)
     df.loc[df["concept"] == 1, "concept"] = 10**12
-    with pytest.raises(UserError, match="concept 1 has no rows"):
+    with pytest.raises(InputError, match="concept 1 has no rows"):
         unpack_concept_table(df, source="x")

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from nesybench.artifacts import registry
-from nesybench.errors import ClaimFailed, UserError
+from nesybench.errors import ClaimFailed, InputError
 from nesybench.io import read_json, read_parquet
 from nesybench.params import job_params, params_hash
 from nesybench.stages import run_job, run_stage
@@ -336,7 +336,7 @@ def test_bad_params_stop_with_one_line_before_writing(tmp_path, capsys, edit, me
 
 def test_a_block_outside_the_sweep_is_refused(run):
     root, section = run
-    with pytest.raises(UserError, match="names no instance of this job"):
+    with pytest.raises(InputError, match="names no instance of this job"):
         _run(root, "train", "digits", section=section, block=N_SEEDS)
 
 
@@ -371,7 +371,7 @@ def test_sensitivity_tables_cover_every_claim_setting_and_threshold(run):
 def test_variant_blocks_retrain_only_the_head_to_head_and_ood_nets(run):
     root, section = run
     runs = read_parquet(
-        root / f"data/calibrate/shortcuts/variant-{VARIANT}/block-0/variant_runs.parquet"
+        root / f"data/calibrate/shortcuts/variant/variant-{VARIANT}/block-0/variant_runs.parquet"
     )
     m = section["models"]
     assert set(zip(runs["task"], runs["support_frac"])) == {
@@ -380,7 +380,7 @@ def test_variant_blocks_retrain_only_the_head_to_head_and_ood_nets(run):
     }
     default = _t(root, "score", "concept_panels", 0)
     variant = read_parquet(
-        root / f"data/calibrate/shortcuts/variant-{VARIANT}/block-0/variant_panels.parquet"
+        root / f"data/calibrate/shortcuts/variant/variant-{VARIANT}/block-0/variant_panels.parquet"
     )
     assert not default["acc_c"].equals(variant["acc_c"]) or not default["ece_c"].equals(
         variant["ece_c"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from nesybench.errors import ClaimFailed, UserError
+from nesybench.errors import ClaimFailed, InputError
 from nesybench.io import read_parquet
 from nesybench.report.blocks import Paragraph, Table
 from nesybench.report.loader import ReportLoader
@@ -106,7 +106,7 @@ def test_rsbench_step_fails_loudly_when_a_plan_grows(tmp_path, monkeypatch):
 
 
 def test_rsbench_step_refuses_a_plan_of_a_task_not_counted(tmp_path):
-    with pytest.raises(UserError, match="plan.tasks must be among"):
+    with pytest.raises(InputError, match="plan.tasks must be among"):
         _run(tmp_path, {**SMALL, "tasks": ["xor"]})
 
 

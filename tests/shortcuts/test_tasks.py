@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from nesybench.counting import label_class_sizes
-from nesybench.errors import ClaimFailed, UserError
+from nesybench.errors import ClaimFailed, InputError
 from nesybench.shortcuts.tasks import (
     certify_task,
     child_rng,
@@ -146,21 +146,21 @@ def test_random_3cnf_has_both_labels_and_is_seeded():
 @pytest.mark.parametrize(
     "overrides, fragment",
     [
-        (dict(support_frac=0.0), "support_frac: must be in (0, 1], got 0.0"),
-        (dict(support_frac=1.5), "support_frac: must be in (0, 1], got 1.5"),
-        (dict(n_train_per_state=0), "n_train_per_state: must be an integer >= 1"),
-        (dict(n_distractors=-1), "n_distractors: must be an integer >= 0"),
-        (dict(noise=-0.1), "noise: must be a number >= 0"),
+        (dict(support_frac=0.0), "support_frac must be in (0, 1], got 0.0"),
+        (dict(support_frac=1.5), "support_frac must be in (0, 1], got 1.5"),
+        (dict(n_train_per_state=0), "n_train_per_state must be an integer >= 1"),
+        (dict(n_distractors=-1), "n_distractors must be an integer >= 0"),
+        (dict(noise=-0.1), "noise must be a number >= 0"),
     ],
 )
 def test_make_task_bad_arguments(overrides, fragment):
-    with pytest.raises(UserError) as info:
+    with pytest.raises(InputError) as info:
         demo_task(**overrides)
     assert fragment in str(info.value)
 
 
 def test_make_task_needs_both_labels():
-    with pytest.raises(UserError, match="needs both labels"):
+    with pytest.raises(InputError, match="needs both labels"):
         make_task(
             make_knowledge("(x1 | ~x1)", 1), name="taut", n_train_per_state=1, n_test_per_state=1
         )

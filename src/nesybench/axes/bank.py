@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..errors import check_claim
+from ..errors import InputError, check_claim
 from ..reasoning.chainer import forward_chain
 from ..reasoning.grammar import render_question
 from ..reasoning.prover import Prover
@@ -109,7 +109,7 @@ def bank_layers(config: BankConfig) -> dict[str, int]:
     ``config.layer3_heads`` of its layer-3 heads."""
     deepest = [p for p, layer in LAYERS.items() if layer == MAX_LAYER]
     if not 1 <= config.layer3_heads <= len(deepest):
-        raise ValueError(f"layer3_heads must be in 1..{len(deepest)}, got {config.layer3_heads}")
+        raise InputError(f"layer3_heads must be in 1..{len(deepest)}, got {config.layer3_heads}")
     dropped = set(deepest[config.layer3_heads :])
     return {p: layer for p, layer in LAYERS.items() if p not in dropped}
 

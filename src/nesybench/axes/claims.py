@@ -110,7 +110,7 @@ def check_bank_balance(balance: pd.DataFrame, *, seed: int) -> None:
     for r in balance.itertuples():
         check_claim(
             r.n_true == r.n_false,
-            f"seed {seed}, {r.split} depth {r.depth}: must be exactly 50/50 True/False, got "
+            f"seed {seed}, {r.split} depth {r.depth} must be exactly 50/50 True/False, got "
             f"{r.n_true}/{r.n_false}",
         )
         check_claim(

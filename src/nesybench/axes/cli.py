@@ -19,7 +19,7 @@ import pandas as pd
 
 from ..cli_args import add_command, add_json, add_out, check_out, examples, write_out
 from ..console import format_table
-from ..errors import UserError
+from ..errors import InputError
 from ..io import dumps_json
 
 
@@ -29,9 +29,9 @@ def _floats(text: str, name: str) -> list[float]:
         try:
             value = float(item)
         except ValueError:
-            raise UserError(f"--{name}: expected comma-separated numbers, got {text!r}") from None
+            raise InputError(f"--{name} must be comma-separated numbers, got {text!r}") from None
         if not math.isfinite(value):
-            raise UserError(f"--{name}: expected finite numbers, got {item!r}")
+            raise InputError(f"--{name} must be finite numbers, got {item!r}")
         values.append(value)
     return values
 
@@ -82,11 +82,11 @@ def run_mixture(args: argparse.Namespace) -> int:
     a, b = _floats(args.a, "a"), _floats(args.b, "b")
     n = _floats(args.n, "n") if args.n is not None else None
     if len(a) != len(b):
-        raise UserError(f"--b: expected {len(a)} accuracies (as many as --a), got {len(b)}")
+        raise InputError(f"--b must be {len(a)} accuracies (as many as --a), got {len(b)}")
     if len(a) < 2:
-        raise UserError(f"--a: expected accuracies for at least 2 depths, got {len(a)}")
+        raise InputError(f"--a must be accuracies for at least 2 depths, got {len(a)}")
     if n is not None and len(n) != len(a):
-        raise UserError(f"--n: expected {len(a)} counts (one per depth), got {len(n)}")
+        raise InputError(f"--n must be {len(a)} counts (one per depth), got {len(n)}")
     report = mixture_report(a, b, n, names=("--a", "--b", "--n"))
     if args.json:
         print(dumps_json(report), end="")
@@ -185,7 +185,7 @@ def run_export(args: argparse.Namespace) -> int:
 
         params = load_params(args.params)
         if "axes" not in params or "grid" not in params["axes"]:
-            raise UserError(f"{args.params}: has no axes.grid section")
+            raise InputError(f"{args.params}: has no axes.grid section")
         source = args.params
         spec = GridSpec.from_params(params["axes"]["grid"], source=args.params)
     started = time.perf_counter()
@@ -271,9 +271,9 @@ def _int_option(text: str, name: str, lo: int, hi: int) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise UserError(f"--{name}: expected an integer in [{lo}, {hi}], got {text!r}") from None
+        raise InputError(f"--{name} must be an integer in [{lo}, {hi}], got {text!r}") from None
     if not lo <= value <= hi:
-        raise UserError(f"--{name}: expected an integer in [{lo}, {hi}], got {value}")
+        raise InputError(f"--{name} must be an integer in [{lo}, {hi}], got {value}")
     return value
 
 

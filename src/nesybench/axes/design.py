@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import math
 
+from ..errors import InputError
+
 
 def ofat_cells(*, axes: int, levels: int) -> int:
     """``1 + axes (levels - 1)``.
@@ -41,9 +43,9 @@ def questions_per_cell(*, half_width: float, p: float = 0.5, z: float = 1.96) ->
     385
     """
     if not 0 < half_width < 1:
-        raise ValueError(f"half_width must be in (0, 1), got {half_width}")
+        raise InputError(f"half_width must be in (0, 1), got {half_width}")
     if not 0 < p < 1:
-        raise ValueError(f"p must be in (0, 1), got {p}")
+        raise InputError(f"p must be in (0, 1), got {p}")
     # round before ceil so that an exact integer is not pushed up by float noise
     return math.ceil(round(z * z * p * (1 - p) / (half_width * half_width), 9))
 
@@ -72,4 +74,4 @@ def design_table(
 
 def _check(axes: int, levels: int) -> None:
     if axes < 1 or levels < 1:
-        raise ValueError(f"axes and levels must be >= 1, got axes={axes}, levels={levels}")
+        raise InputError(f"axes and levels must be >= 1, got axes={axes}, levels={levels}")

@@ -242,18 +242,18 @@ def _check_spec(spec: GridSpec) -> None:
     for axis in AXES:
         values = getattr(spec, axis)
         if not values:
-            raise InputError(f"levels.{axis}: expected at least one level, got none")
+            raise InputError(f"levels.{axis} must be at least one level, got none")
         if len(set(values)) != len(values):
             raise InputError(f"levels.{axis}: levels must be distinct, got {list(values)}")
     for axis in AXES:
         for value in getattr(spec, axis):
             expected = level_problem(axis, value)
             if expected is not None and axis != "vocabulary":  # its range: below, explained
-                raise InputError(f"levels.{axis}: expected {expected}, got {value!r}")
+                raise InputError(f"levels.{axis} must be {expected}, got {value!r}")
     d_max = max(spec.depth)
     for v in spec.vocabulary:
         if not _integer(v):
-            raise InputError(f"levels.vocabulary: expected integers, got {v!r}")
+            raise InputError(f"levels.vocabulary must be integers, got {v!r}")
         if not d_max + 3 <= v <= len(VOCABULARY):
             raise InputError(
                 f"levels.vocabulary: each size must be in [max depth + 3, {len(VOCABULARY)}] = "
@@ -275,9 +275,9 @@ def _check_spec(spec: GridSpec) -> None:
                     "use fewer distractors or a larger vocabulary"
                 )
     if isinstance(spec.per_cell, bool) or not isinstance(spec.per_cell, (int, np.integer)):
-        raise InputError(f"per_cell: expected an integer >= 1, got {spec.per_cell!r}")
+        raise InputError(f"per_cell must be an integer >= 1, got {spec.per_cell!r}")
     if spec.per_cell < 1:
-        raise InputError(f"per_cell: expected an integer >= 1, got {spec.per_cell}")
+        raise InputError(f"per_cell must be an integer >= 1, got {spec.per_cell}")
     n = spec.n_questions
     if n > MAX_QUESTIONS:
         raise InputError(

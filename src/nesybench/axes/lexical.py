@@ -20,6 +20,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
+from ..errors import InputError
 from ..reasoning.grammar import Lexicon, base_pred, is_negated, parse_sentence
 from ..reasoning.prover import Prover
 from ..reasoning.terms import Atom, Theory
@@ -107,7 +108,7 @@ def rewrite(text: str, pred: str) -> str:
     synonym = SYNONYMS[pred]
     words = text[:-1].split(" ")
     if words[-1] != pred:
-        raise ValueError(f"question {text!r} does not end with its predicate {pred!r}")
+        raise InputError(f"question {text!r} does not end with its predicate {pred!r}")
     return " ".join(words[:-1] + [synonym]) + "."
 
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InputError, UserError
+from ..errors import InputError
 from ..metrics.mixture import aggregate, mixture_weights
 from ..metrics.mixture import check_profile as _profile
 
@@ -84,8 +84,8 @@ def all_ties(
     """
     a_arr, b_arr = _profile(a, names[0]), _profile(b, names[1])
     if a_arr.size != b_arr.size:
-        raise UserError(
-            f"{names[1]}: expected {a_arr.size} accuracies (the length of {names[0]}), got "
+        raise InputError(
+            f"{names[1]} must be {a_arr.size} accuracies (the length of {names[0]}), got "
             f"{b_arr.size}"
         )
     if a_arr.size > MAX_TIE_DEPTHS:
@@ -132,15 +132,15 @@ def mixture_report(
     """
     a_arr, b_arr = _profile(a, names[0]), _profile(b, names[1])
     if a_arr.size != b_arr.size:
-        raise UserError(
-            f"{names[1]}: expected {a_arr.size} accuracies (the length of {names[0]}), got "
+        raise InputError(
+            f"{names[1]} must be {a_arr.size} accuracies (the length of {names[0]}), got "
             f"{b_arr.size}"
         )
     if n is not None:
         pi = mixture_weights(n, name=names[2])
         if pi.size != a_arr.size:
-            raise UserError(
-                f"{names[2]}: expected {a_arr.size} counts (one per depth), got {pi.size}"
+            raise InputError(
+                f"{names[2]} must be {a_arr.size} counts (one per depth), got {pi.size}"
             )
     ties = all_ties(a_arr, b_arr, names=names[:2])
     out: dict = {

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..errors import UserError
+from ..errors import InputError
 from ..sweep import check_claims, claim_table, distribution_table, pick_exhibit, sweep_metrics
 from . import claims, printing
 from .bank import MAX_LAYER, BankConfig, balance_table, build_bank, theories_from_table
@@ -73,9 +73,9 @@ def check_params(params: dict) -> None:
     g = params["gadgets"]
     for key in ("chase_budgets", "scale_chains"):
         if list(g[key]) != sorted(g[key]):
-            raise UserError(f"params.yaml: axes.gadgets.{key} must be increasing, got {g[key]}")
+            raise InputError(f"params.yaml: axes.gadgets.{key} must be increasing, got {g[key]}")
     if g["cycle_k_max"] < g["cycle_k_min"] + 2:
-        raise UserError(
+        raise InputError(
             f"params.yaml: axes.gadgets.cycle_k_max must be >= cycle_k_min + 2 "
             f"(three queries give two probe ratios), got {g['cycle_k_min']}..{g['cycle_k_max']}"
         )

@@ -33,6 +33,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from ..errors import InputError
 from ..progress import progress
 from ..reasoning.chainer import forward_chain
 from ..reasoning.grammar import Lexicon
@@ -183,7 +184,7 @@ def fit_soft_reasoner(
         and r["answer"] in ("A", "B")
     ]
     if not train or len({r["answer"] for r in train}) < 2:
-        raise ValueError("records: the training grid needs True and False questions to fit on")
+        raise InputError("records: the training grid needs True and False questions to fit on")
     y = np.asarray([r["answer"] == "A" for r in train], dtype=int)
     return SoftReasoner(C=C).fit(soft_features(train), y)
 

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError, UserError
+from ..errors import InputError
 from ..predictions import NotALabel, PredictionSet, items_of, rate
 from ..predictions import read_predictions as read_under_policy
 from ..seeds import child_rng
@@ -87,7 +87,7 @@ def read_json_records(path: str | Path, *, what: str) -> list[tuple[int, object]
 
     try:
         _, items = json_records(read_input_text(path, what=what), source=path)
-    except UserError as exc:
+    except InputError as exc:
         raise InputError(str(exc)) from None
     for _, record in items:
         if isinstance(record, BadLine):
@@ -136,7 +136,7 @@ def grid_from_records(records: Sequence[tuple[int, object]], *, source: str) -> 
     for lineno, record in records:
         where = f"{source}: line {lineno}"
         if not isinstance(record, dict):
-            raise InputError(f"{where}: expected a JSON object, got {_plain(record)}")
+            raise InputError(f"{where}: record must be a JSON object, got {_plain(record)}")
         for key in ("id", "options", "answer", "cell"):
             if key not in record:
                 raise InputError(f"{where}: missing field '{key}'")
@@ -480,7 +480,7 @@ def mixture_analysis(
     if mix is not None:
         if len(mix) != len(depths):
             raise InputError(
-                f"--mix: expected {len(depths)} weights (one per depth {depths}), got {len(mix)}"
+                f"--mix must be {len(depths)} weights (one per depth {depths}), got {len(mix)}"
             )
         out["under_mix"] = {
             "weights": list(map(float, mixture_mod.mixture_weights(mix, name="--mix"))),
@@ -535,9 +535,9 @@ def score(
     (0.5, 0.5, 0.0)
     """
     if not 0 < level < 1:
-        raise InputError(f"level: must be in (0, 1), got {level}")
+        raise InputError(f"level must be in (0, 1), got {level}")
     if resamples < 0:
-        raise InputError(f"resamples: must be >= 0, got {resamples}")
+        raise InputError(f"resamples must be >= 0, got {resamples}")
     policy = predictions.report(grid.ids) if isinstance(predictions, PredictionSet) else None
     if isinstance(predictions, PredictionSet):
         predictions = predictions.labels

@@ -31,7 +31,7 @@ from ..cli_args import (
     examples,
     write_out,
 )
-from ..errors import InputError, UserError
+from ..errors import InputError
 from .methods import METHODS, MULTICLASS_METHODS
 
 SPLITS = ("cal", "eval")
@@ -175,7 +175,7 @@ def read_scores(path: str, *, need_split: bool):
 
     ``kind`` is ``"binary"`` (column ``score``) or ``"multiclass"`` (column
     ``logits``; then ``logits`` is the ``(n, K)`` array).  Every defect is one
-    :class:`~nesybench.errors.UserError` line naming the file, the column and the row.
+    :class:`~nesybench.errors.InputError` line naming the file, the column and the row.
     """
     import numpy as np
 
@@ -184,13 +184,13 @@ def read_scores(path: str, *, need_split: bool):
     df = _gather_wide_logits(load_frame(path), path)
     has_score, has_logits = "score" in df.columns, "logits" in df.columns
     if has_score and has_logits:
-        raise UserError(
+        raise InputError(
             f"{path}: has both 'score' and 'logits'; keep one (score: one logit per row, binary; "
             "logits: a list per row, K-way)"
         )
     if not (has_score or has_logits):
         split = ", split (cal/eval)" if need_split else ""
-        raise UserError(
+        raise InputError(
             f"{path}: missing column 'score' (binary) or 'logits' (K-way); expected columns "
             f"score or logits, label{split}; got {', '.join(map(str, df.columns)) or 'none'}"
         )
@@ -202,22 +202,21 @@ def read_scores(path: str, *, need_split: bool):
     width = len(rows[0])
     for i, row in enumerate(rows):
         if len(row) != width:
-            raise UserError(
-                f"{path}: column 'logits' row {i}: expected {width} values (as row 0), "
+            raise InputError(
+                f"{path}: column 'logits' row {i} must be {width} values (as row 0), "
                 f"got {len(row)}; every row lists the logits of the same K classes"
             )
     if width < 2:
-        raise UserError(
-            f"{path}: column 'logits' row 0: expected at least 2 values (K >= 2 classes), "
-            f"got {width}"
+        raise InputError(
+            f"{path}: column 'logits' row 0 must be at least 2 values (K >= 2 classes), got {width}"
         )
     logits = np.array([np.asarray(r, dtype=float) for r in rows], dtype=float)
     labels = df["label"].to_numpy()
     bad = np.flatnonzero(labels >= width)
     if bad.size:
         i = int(bad[0])
-        raise UserError(
-            f"{path}: column 'label' row {i}: expected a class index in [0, {width - 1}] "
+        raise InputError(
+            f"{path}: column 'label' row {i} must be a class index in [0, {width - 1}] "
             f"(the logits have {width} values), got {int(labels[i])}"
         )
     return df, kind, logits
@@ -229,14 +228,14 @@ def _gather_wide_logits(df, path: str):
     if not wide:
         return df
     if "logits" in df.columns:
-        raise UserError(
+        raise InputError(
             f"{path}: has both 'logits' and {wide[0][1]!r}; give the logits one way (a list "
             "column, or columns logits_0 .. logits_{K-1})"
         )
     index = [i for i, _ in wide]
     if index != list(range(len(index))):
         missing = min(set(range(max(index) + 1)) - set(index))
-        raise UserError(
+        raise InputError(
             f"{path}: columns logits_0 .. logits_{max(index)} must all be present, "
             f"logits_{missing} is missing"
         )
@@ -252,9 +251,9 @@ def _check_binary_splits(path: str, df) -> None:
     for split in SPLITS:
         part = df.loc[splits == split, "label"]
         if part.empty:
-            raise UserError(f"{path}: split {split!r} is empty; need rows with split == {split!r}")
+            raise InputError(f"{path}: split {split!r} is empty; need rows with split == {split!r}")
         if part.nunique() < 2:
-            raise UserError(
+            raise InputError(
                 f"{path}: split {split!r} has only label {int(part.iloc[0])} ({len(part)} rows); "
                 "it needs both classes"
             )
@@ -262,12 +261,12 @@ def _check_binary_splits(path: str, df) -> None:
 
 def _check_method(path: str, kind: str, method: str) -> None:
     if kind == "binary" and method not in METHODS:
-        raise UserError(
+        raise InputError(
             f"--method {method} calibrates K-way logits, but {path} has one 'score' per row "
             f"(binary); use {', '.join(METHODS)}, or give a 'logits' column"
         )
     if kind == "multiclass" and method not in MULTICLASS_METHODS:
-        raise UserError(
+        raise InputError(
             f"--method {method} is binary (one score per row), but {path} has 'logits' "
             f"(K-way); use {', '.join(MULTICLASS_METHODS)}"
         )
@@ -469,7 +468,7 @@ def _calibrate_multiclass(args, df, logits) -> int:
     try:
         check_calibration_split(y, is_cal)
     except InputError as exc:
-        raise UserError(f"{args.scores}: {exc}") from None
+        raise InputError(f"{args.scores}: {exc}") from None
     opts = dict(n_bins=args.bins, right_closed=args.bins_right_closed, strategy=args.strategy)
     with _numeric_notes(args.scores):
         rep = calibrate_multiclass(logits, y, is_cal, method=args.method, reg=args.reg, **opts)

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from ..errors import UserError
+from ..errors import InputError
 from ..seeds import child_rng
 
 Triple = tuple[str, str, str]
@@ -47,17 +47,17 @@ def default_world_path() -> Path:
 
 
 def load_world(path: str | Path | None = None) -> World:
-    """Read and check a world file; any defect is a ``UserError`` naming the file and field."""
+    """Read and check a world file; any defect is a ``InputError`` naming the file and field."""
     path = Path(path) if path is not None else default_world_path()
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise UserError(f"{path}: world file not found") from None
+        raise InputError(f"{path}: world file not found") from None
     except yaml.YAMLError:
-        raise UserError(f"{path}: not valid YAML") from None
+        raise InputError(f"{path}: not valid YAML") from None
     if not isinstance(raw, dict) or set(raw) != {"entities", "relations", "triples"}:
-        raise UserError(
-            f"{path}: expected keys entities, relations, triples, got "
+        raise InputError(
+            f"{path}: the keys must be entities, relations, triples, got "
             f"{sorted(raw) if isinstance(raw, dict) else raw!r}"
         )
     entities, kinds = [], []
@@ -66,23 +66,23 @@ def load_world(path: str | Path | None = None) -> World:
             entities.append(str(name))
             kinds.append(str(kind))
     if len(set(entities)) != len(entities):
-        raise UserError(f"{path}: entities: names must be unique")
+        raise InputError(f"{path}: entities: names must be unique")
     relations = [str(r) for r in raw["relations"]]
     train, heldout = [], []
     for i, row in enumerate(raw["triples"]):
         if not (
             isinstance(row, list) and len(row) in (3, 4) and (len(row) == 3 or row[3] == "heldout")
         ):
-            raise UserError(
+            raise InputError(
                 f"{path}: triples[{i}]: expected [head, relation, tail] or [head, relation, tail, "
                 f"heldout], got {row!r}"
             )
         h, r, t = (str(x) for x in row[:3])
         if h not in entities or t not in entities or r not in relations:
-            raise UserError(f"{path}: triples[{i}]: unknown entity or relation in {row!r}")
+            raise InputError(f"{path}: triples[{i}]: unknown entity or relation in {row!r}")
         (heldout if len(row) == 4 else train).append((h, r, t))
     if len(set(train + heldout)) != len(train) + len(heldout):
-        raise UserError(f"{path}: triples: a triple is listed twice")
+        raise InputError(f"{path}: triples: a triple is listed twice")
     return World(tuple(entities), tuple(kinds), tuple(relations), tuple(train), tuple(heldout))
 
 
@@ -139,7 +139,7 @@ def build_labelled(
                 if neg not in known and neg not in seen:
                     break
             else:
-                raise UserError(
+                raise InputError(
                     f"world: cannot draw {corruptions} distinct corruptions of {(h, r, t)}; lower "
                     "calibration.corruptions"
                 )
@@ -172,7 +172,7 @@ def stratified_split(
     """
     labels = np.asarray(labels)
     if stratify not in STRATIFY:
-        raise UserError(
+        raise InputError(
             f"calibration.stratify must be one of {', '.join(STRATIFY)}, got {stratify!r}"
         )
     if stratify == "label_heldout":

@@ -14,6 +14,7 @@ import os
 import sys
 from dataclasses import dataclass
 
+from ..errors import InputError
 from ..logic.cnf import CNF
 
 __all__ = ["ModelCount", "ExactCounter", "ApproxCounter"]
@@ -131,9 +132,9 @@ class ApproxCounter:
 
     def __init__(self, *, epsilon: float = 0.8, delta: float = 0.2, seed: int = 1) -> None:
         if not 0 < epsilon:
-            raise ValueError(f"epsilon must be > 0, got {epsilon}")
+            raise InputError(f"epsilon must be > 0, got {epsilon}")
         if not 0 < delta < 1:
-            raise ValueError(f"delta must be in (0, 1), got {delta}")
+            raise InputError(f"delta must be in (0, 1), got {delta}")
         self.epsilon = float(epsilon)
         self.delta = float(delta)
         self.seed = int(seed)

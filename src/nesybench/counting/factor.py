@@ -468,7 +468,7 @@ def count_structure(
             engine=engine,
             **common,
         )
-    raise InputError(f"extractor: must be one of joint, disentangled, shared, got {extractor!r}")
+    raise InputError(f"extractor must be one of joint, disentangled, shared, got {extractor!r}")
 
 
 def _limits(max_subproblems: int | None, max_memory: int | None) -> dict:

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InputError, UserError
+from ..errors import InputError
 from ..logic.knowledge import Knowledge, SumKnowledge, TableKnowledge
 from ..logic.states import all_states, parse_state, plain_count, state_str, states_index
 from .counters import ApproxCounter, ExactCounter
@@ -225,18 +225,18 @@ def _check_options(
     extractor, method, epsilon, delta, max_subproblems, max_states, max_memory=None
 ) -> None:
     if extractor not in EXTRACTORS:
-        raise UserError(f"extractor: must be one of {', '.join(EXTRACTORS)}, got {extractor!r}")
+        raise InputError(f"extractor must be one of {', '.join(EXTRACTORS)}, got {extractor!r}")
     if method not in METHODS:
-        raise UserError(f"method: must be one of {', '.join(METHODS)}, got {method!r}")
+        raise InputError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
     if method == "approx":
         if (
             isinstance(epsilon, bool)
             or not isinstance(epsilon, (int, float))
             or not 0 < epsilon <= MAX_EPSILON
         ):
-            raise UserError(f"epsilon: must be in (0, {MAX_EPSILON:g}], got {epsilon!r}")
+            raise InputError(f"epsilon must be in (0, {MAX_EPSILON:g}], got {epsilon!r}")
         if isinstance(delta, bool) or not isinstance(delta, (int, float)) or not 0 < delta < 1:
-            raise UserError(f"delta: must be in (0, 1), got {delta!r}")
+            raise InputError(f"delta must be in (0, 1), got {delta!r}")
     for name, value in (
         ("max_subproblems", max_subproblems),
         ("max_states", max_states),
@@ -245,7 +245,7 @@ def _check_options(
         if value is not None and (
             isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0
         ):
-            raise UserError(f"{name}: must be an integer >= 0 (0 = no limit), got {value!r}")
+            raise InputError(f"{name} must be an integer >= 0 (0 = no limit), got {value!r}")
 
 
 def _common(task: CountingTask, extractor: str, method: str, fixed_permutation: bool) -> dict:
@@ -320,7 +320,7 @@ def count_joint(
     if method == "factored":
         return _count_factored(task, seed=seed, common=common)
     if method == "permutations":
-        raise UserError("method permutations: applies only to the disentangled extractor")
+        raise InputError("method permutations: applies only to the disentangled extractor")
     support = list(task.observed_states())
     if method == "enumerate":
         from .oracles import enumerate_joint
@@ -329,7 +329,7 @@ def count_joint(
         return _exact(value, common, engine="enumeration")
     knowledge = _binary(task, method)
     if task.k > JOINT_ENCODING_MAX_K:
-        raise UserError(
+        raise InputError(
             f"method {method}: the joint encoding has k * 2^k variables; k={task.k} is above "
             f"{JOINT_ENCODING_MAX_K}, use --method factored"
         )
@@ -342,7 +342,7 @@ def count_joint(
 
 def _binary(task: CountingTask, method: str) -> Knowledge:
     if not isinstance(task.knowledge, Knowledge):
-        raise UserError(
+        raise InputError(
             f"method {method}: model-counts a CNF encoding, which exists for binary xor/CNF "
             f"knowledge only (got {task.knowledge.describe()}); use --method exact or enumerate"
             if method == "approx"
@@ -466,7 +466,7 @@ def count_disentangled(
     if method == "auto":
         method = "exact"
     if method == "factored":
-        raise UserError(
+        raise InputError(
             "method factored: the product over states exists only for the joint extractor"
         )
     common = _common(task, "disentangled", method, fixed_permutation)
@@ -481,7 +481,7 @@ def count_disentangled(
         knowledge = _binary(task, method)
         n_counts = 1 if fixed_permutation else math.factorial(task.k)
         if budget and n_counts > PERMUTATIONS_MAX_COUNTS:
-            raise UserError(
+            raise InputError(
                 f"method permutations: runs up to k! = {n_counts:,} model counts at k={task.k} "
                 f"(about {n_counts * 0.07 / 3600:,.1f} h at 70 ms each), above "
                 f"{PERMUTATIONS_MAX_COUNTS:,}; use --method exact, or --max-subproblems 0 to run "
@@ -559,7 +559,7 @@ def _disentangled_cnf(task: CountingTask, fixed_permutation: bool, method: str):
     k = task.k
     clauses = 2 * k * k * (k - 1) // 2 + 8 * k * task.n_observed * 4
     if clauses > ENCODING_MAX_CLAUSES:
-        raise UserError(
+        raise InputError(
             f"method {method}: the disentangled encoding would have about {clauses:,} clauses at "
             f"k={k}, above {ENCODING_MAX_CLAUSES:,}; use --method exact"
         )
@@ -634,13 +634,13 @@ def count_shared(
     _check_options("shared", method, 0.8, 0.2, max_subproblems, max_states, max_memory)
     dims = task.domains
     if len(set(dims)) != 1:
-        raise UserError(
+        raise InputError(
             f"extractor shared: one map for every concept needs equal domains, got {list(dims)}"
         )
     if method == "auto":
         method = "exact"
     if method not in ("exact", "enumerate"):
-        raise UserError(f"method {method}: the shared extractor counts by exact or enumerate")
+        raise InputError(f"method {method}: the shared extractor counts by exact or enumerate")
     common = _common(task, "shared", method, False)
     if method == "enumerate":
         from .oracles import enumerate_shared
@@ -741,10 +741,10 @@ def count_optima(
     """
     _check_options(extractor, method, epsilon, delta, max_subproblems, max_states, max_memory)
     if fixed_permutation and extractor != "disentangled":
-        raise UserError("fixed_permutation: applies only to the disentangled extractor")
+        raise InputError("fixed_permutation: applies only to the disentangled extractor")
     if isinstance(knowledge, CountingTask):
         if support is not None or supervised:
-            raise UserError("support, supervised: a CountingTask carries its own")
+            raise InputError("support, supervised: a CountingTask carries its own")
         task = knowledge
     else:
         task = CountingTask(
@@ -752,7 +752,7 @@ def count_optima(
         )
     if task.support is None and not (extractor == "joint" and method in ("auto", "factored")):
         if task.n_states > LIST_STATES_MAX and extractor == "joint":
-            raise UserError(
+            raise InputError(
                 f"support: an implicit full support of {task.n_states:,} states needs the joint "
                 "extractor with method factored"
             )
@@ -804,7 +804,7 @@ def is_optimum(
     True
     """
     if missing not in ("error", "reject"):
-        raise UserError(f"missing: must be 'error' or 'reject', got {missing!r}")
+        raise InputError(f"missing must be 'error' or 'reject', got {missing!r}")
     support = list(support)
     if isinstance(knowledge, Mapping):
         labels = knowledge
@@ -831,7 +831,7 @@ def is_optimum(
         if g not in alpha:
             if missing == "reject":
                 return False
-            raise UserError(f"alpha: no image for observed state {g!r}")
+            raise InputError(f"alpha: no image for observed state {g!r}")
         images.append(parse_state(alpha[g], dims, field_name=f"alpha[{g}]"))
     if not support:
         return True

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..errors import UserError
+from ..errors import InputError
 from ..logic.knowledge import Knowledge
 from ..logic.states import all_states, parse_state, state_index
 from ..progress import progress
@@ -57,7 +57,7 @@ def enumerate_joint(knowledge, support: Sequence[str], *, supervised: Sequence[s
     dims = knowledge.domains
     n_states = math.prod(dims)
     if n_states**n_states > JOINT_ENUMERATION_LIMIT:
-        raise UserError(
+        raise InputError(
             f"method enumerate: the joint family has {n_states}^{n_states} maps at "
             f"k={knowledge.k}, above the enumeration limit {JOINT_ENUMERATION_LIMIT:,}; "
             "use --method factored or exact"
@@ -86,7 +86,7 @@ def enumerate_joint_images(
     n_states = math.prod(dims)
     n_obs = len(support)
     if n_states**n_obs > ENUMERATION_LIMIT:
-        raise UserError(
+        raise InputError(
             f"method enumerate: {n_states}^{n_obs} image tuples, above the enumeration limit "
             f"{ENUMERATION_LIMIT:,}"
         )
@@ -151,13 +151,13 @@ def enumerate_disentangled(
     perms = _permutations(dims, fixed_permutation)
     n_f = math.prod(d**d for d in dims)
     if all(d == 2 for d in dims) and k > DISENTANGLED_ENUMERATION_MAX_K:
-        raise UserError(
+        raise InputError(
             f"method enumerate: the disentangled family has {math.factorial(k)} * 4^{k} pairs "
             f"at k={k}, above the enumeration limit k <= {DISENTANGLED_ENUMERATION_MAX_K}; "
             "use --method exact or approx"
         )
     if len(perms) * n_f > ENUMERATION_LIMIT:
-        raise UserError(
+        raise InputError(
             f"method enumerate: the disentangled family has {len(perms) * n_f:,} pairs, above "
             f"the enumeration limit {ENUMERATION_LIMIT:,}; use --method exact"
         )
@@ -194,10 +194,10 @@ def enumerate_shared(knowledge, support: Sequence[str], *, supervised: Sequence[
     """Count, map by map, the f: [d] -> [d] with K(f(g_1), ..., f(g_k)) = K(g) on the support."""
     dims = knowledge.domains
     if len(set(dims)) != 1:
-        raise UserError(f"extractor shared: needs equal domains, got {list(dims)}")
+        raise InputError(f"extractor shared: needs equal domains, got {list(dims)}")
     d = dims[0]
     if d**d > ENUMERATION_LIMIT:
-        raise UserError(
+        raise InputError(
             f"method enumerate: the shared family has {d}^{d} maps, above the enumeration "
             f"limit {ENUMERATION_LIMIT:,}; use --method exact"
         )
@@ -225,7 +225,7 @@ def parity_closed_form(k: int, n_observed: int) -> int:
     (16, 32, 262144)
     """
     if not 0 <= n_observed <= 2**k:
-        raise ValueError(f"need 0 <= n_observed <= 2^k, got {n_observed} at k={k}")
+        raise InputError(f"need 0 <= n_observed <= 2^k, got {n_observed} at k={k}")
     return 2 ** ((k - 1) * n_observed + k * (2**k - n_observed))
 
 
@@ -253,7 +253,7 @@ def count_disentangled_per_permutation(
     from .encode import bit_maps_encoding
 
     if not isinstance(knowledge, Knowledge):
-        raise UserError("the per-permutation path counts binary (xor or CNF) knowledge only")
+        raise InputError("the per-permutation path counts binary (xor or CNF) knowledge only")
     k = knowledge.k
     states = np.array([parse_state(g, k) for g in support], dtype=np.int64).reshape(-1, k)
     labels = knowledge.labels(states)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import UserError
+from ..errors import InputError
 from ..progress import log
 from .optima import (
     EXTRACTORS,
@@ -222,13 +222,13 @@ def plan_supervision(
     ((2, 1), ('0:1',))
     """
     if extractor not in EXTRACTORS:
-        raise UserError(f"extractor: must be one of {', '.join(EXTRACTORS)}, got {extractor!r}")
+        raise InputError(f"extractor must be one of {', '.join(EXTRACTORS)}, got {extractor!r}")
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
-        raise UserError(f"budget: must be an integer >= 1, got {budget!r}")
+        raise InputError(f"budget must be an integer >= 1, got {budget!r}")
     pinned = set(task.supervised)
     n_candidates = task.n_observed - len(pinned)
     if budget > n_candidates:
-        raise UserError(
+        raise InputError(
             f"budget: {budget} labels asked, but only {n_candidates} observed state"
             f"{'s' if n_candidates != 1 else ''} can still be labelled"
         )

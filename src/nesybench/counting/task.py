@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InputError, UserError
+from ..errors import InputError
 from ..logic.knowledge import KNOWLEDGE_TYPES, make_knowledge, read_knowledge_table
 from ..logic.states import (
     MAX_LISTED_STATES,
@@ -73,23 +73,23 @@ class CountingTask:
     def __post_init__(self) -> None:
         if not isinstance(self.knowledge, KNOWLEDGE_TYPES):
             raise InputError(
-                "knowledge: expected a Knowledge, SumKnowledge or TableKnowledge (see "
+                "knowledge must be a Knowledge, SumKnowledge or TableKnowledge (see "
                 f"nesybench.logic.make_knowledge), got {type(self.knowledge).__name__}"
             )
         dims = self.domains
         support = self.support
         if support is not None:
             if isinstance(support, str):
-                raise InputError(f"support: expected a list of states, got the string {support!r}")
+                raise InputError(f"support must be a list of states, got the string {support!r}")
             support, rows = _sorted_states(
                 parse_states(list(support), dims, field_name="support"), dims
             )
             if not support:
-                raise InputError("support: must contain at least one state")
+                raise InputError("support must contain at least one state")
             object.__setattr__(self, "_rows", rows)
         if isinstance(self.supervised, str):
             raise InputError(
-                f"supervised: expected a list of states, got the string {self.supervised!r}"
+                f"supervised must be a list of states, got the string {self.supervised!r}"
             )
         supervised = parse_states(list(self.supervised), dims, field_name="supervised")
         if support is not None:
@@ -173,11 +173,11 @@ def support_states(
         or not isinstance(support_frac, numbers.Real)
         or not 0 < support_frac <= 1
     ):
-        raise UserError(f"support_frac: must be in (0, 1], got {support_frac!r}")
+        raise InputError(f"support_frac must be in (0, 1], got {support_frac!r}")
     dims = as_domains(domains)
     n_states = math.prod(dims)
     if n_states > MAX_LISTED_STATES:
-        raise UserError(
+        raise InputError(
             f"support_frac: draws from all {plain_count(n_states)} states, above "
             f"{MAX_LISTED_STATES:,}; "
             "list the support instead"

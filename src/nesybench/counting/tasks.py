@@ -507,7 +507,7 @@ def get_task(name: str) -> NamedTask:
     25
     """
     if not isinstance(name, str):
-        raise InputError(f"task: expected a task name such as rsbench/mnadd, got {name!r}")
+        raise InputError(f"task must be a task name such as rsbench/mnadd, got {name!r}")
     full = name if "/" in name else f"rsbench/{name}"
     if full not in TASKS:
         raise InputError(f"task: unknown task {name!r}; expected one of {', '.join(TASKS)}")
@@ -520,7 +520,7 @@ def _structure(task: NamedTask, support: Sequence[str] | None):
         return task.structure
     states = parse_states(list(support), task.domains, field_name="support")
     if not states:
-        raise InputError("support: must contain at least one state")
+        raise InputError("support must contain at least one state")
     from ..logic.states import parse_state
 
     rows = np.array([parse_state(s, task.domains) for s in states], dtype=np.int64)
@@ -566,7 +566,7 @@ def plan_task(
     """The greedy supervision plan of ``extractor`` on ``task`` (see ``plan_structure``)."""
     task = get_task(task) if isinstance(task, str) else task
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
-        raise InputError(f"budget: must be an integer >= 1, got {budget!r}")
+        raise InputError(f"budget must be an integer >= 1, got {budget!r}")
     node = _structure(task, support)
     if budget > node.n_observed:
         raise InputError(

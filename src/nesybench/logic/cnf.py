@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import UserError
+from ..errors import InputError
 
 __all__ = ["CNF", "IdPool", "parse_cnf", "from_dimacs", "evaluate"]
 
@@ -50,13 +50,13 @@ class CNF:
         object.__setattr__(self, "clauses", clauses)
         top = max((abs(lit) for clause in clauses for lit in clause), default=0)
         if any(lit == 0 for clause in clauses for lit in clause):
-            raise ValueError("a literal cannot be 0")
+            raise InputError("a literal cannot be 0")
         if top > self.n_vars:
-            raise ValueError(f"clause uses variable {top} > n_vars={self.n_vars}")
+            raise InputError(f"clause uses variable {top} > n_vars={self.n_vars}")
         if self.projection is not None:
             projection = tuple(sorted(set(int(v) for v in self.projection)))
             if projection and (projection[0] < 1 or projection[-1] > self.n_vars):
-                raise ValueError(f"projection {projection} outside 1..{self.n_vars}")
+                raise InputError(f"projection {projection} outside 1..{self.n_vars}")
             object.__setattr__(self, "projection", projection)
 
     # ---- writers ---------------------------------------------------------
@@ -145,12 +145,12 @@ def _tokens(text: str, field_name: str) -> list[tuple[str, str, int]]:
         )
         start = match.start(kind)
         if kind == "bad" and match.group("bad") == "x":
-            raise UserError(
+            raise InputError(
                 f"{field_name}: variable at position {start + 1} must be x followed by the "
                 f"digits 0-9, got {text[start : start + 6]!r}"
             )
         if kind == "bad":
-            raise UserError(
+            raise InputError(
                 f"{field_name}: unexpected character {match.group('bad')!r} at position "
                 f"{start + 1} "
                 f"(expected x<i>, ~, |, &, parentheses)"
@@ -175,11 +175,11 @@ def parse_cnf(text: str, *, n_vars: int | None = None, field_name: str = "formul
 
     Raises
     ------
-    UserError
+    InputError
         Naming the 1-based character position and token at fault.
     """
     if not isinstance(text, str) or not text.strip():
-        raise UserError(f"{field_name}: expected a CNF like '(x1 | ~x2) & (x3)', got {text!r}")
+        raise InputError(f"{field_name}: expected a CNF like '(x1 | ~x2) & (x3)', got {text!r}")
     toks = _tokens(text, field_name)
     clauses: list[tuple[int, ...]] = []
     i = 0
@@ -194,14 +194,14 @@ def parse_cnf(text: str, *, n_vars: int | None = None, field_name: str = "formul
             j += 1
         if j >= len(toks) or toks[j][0] != "var":
             got = repr(toks[j][1]) if j < len(toks) else "end of input"
-            raise UserError(f"{field_name}: expected a variable x<i> {where(j)}, got {got}")
+            raise InputError(f"{field_name}: expected a variable x<i> {where(j)}, got {got}")
         index = int(toks[j][1][1:])
         if index < 1:
-            raise UserError(
+            raise InputError(
                 f"{field_name}: variable indices start at x1, got {toks[j][1]} {where(j)}"
             )
         if n_vars is not None and index > n_vars:
-            raise UserError(f"{field_name}: variable {toks[j][1]} {where(j)} exceeds k={n_vars}")
+            raise InputError(f"{field_name}: variable {toks[j][1]} {where(j)} exceeds k={n_vars}")
         return (-index if negative else index), j + 1
 
     while True:
@@ -215,7 +215,7 @@ def parse_cnf(text: str, *, n_vars: int | None = None, field_name: str = "formul
                 clause.append(lit)
             if i >= len(toks) or toks[i][0] != "rpar":
                 got = repr(toks[i][1]) if i < len(toks) else "end of input"
-                raise UserError(f"{field_name}: expected '|' or ')' {where(i)}, got {got}")
+                raise InputError(f"{field_name}: expected '|' or ')' {where(i)}, got {got}")
             i += 1
         else:
             lit, i = expect_literal(i)
@@ -224,12 +224,12 @@ def parse_cnf(text: str, *, n_vars: int | None = None, field_name: str = "formul
         if i >= len(toks):
             break
         if toks[i][0] != "and":
-            raise UserError(
+            raise InputError(
                 f"{field_name}: expected '&' between clauses {where(i)}, got {toks[i][1]!r}"
             )
         i += 1
         if i >= len(toks):
-            raise UserError(f"{field_name}: expected a clause after '&' at end of input")
+            raise InputError(f"{field_name}: expected a clause after '&' at end of input")
     top = max(abs(lit) for clause in clauses for lit in clause)
     return CNF(tuple(clauses), n_vars if n_vars is not None else top)
 
@@ -244,7 +244,7 @@ def _dimacs_int(token: str) -> int:
     """An integer written with ASCII digits (``int`` alone also takes ``1_0`` and other scripts'
     digits)."""
     if not _DIMACS_INT.fullmatch(token):
-        raise ValueError(token)
+        raise InputError(token)
     return int(token)
 
 
@@ -270,7 +270,7 @@ def from_dimacs(text: str, *, source: str = "DIMACS") -> CNF:
                 try:
                     values = [_dimacs_int(v) for v in ids]
                 except ValueError:
-                    raise UserError(
+                    raise InputError(
                         f"{source}: line {lineno}: bad projection line {raw!r}"
                     ) from None
                 projection = sorted(set((projection or []) + [v for v in values if v != 0]))
@@ -280,27 +280,27 @@ def from_dimacs(text: str, *, source: str = "DIMACS") -> CNF:
         if line.startswith("p"):
             parts = line.split()
             if len(parts) != 4 or parts[1] != "cnf":
-                raise UserError(
+                raise InputError(
                     f"{source}: line {lineno}: expected 'p cnf <vars> <clauses>', got {raw!r}"
                 )
             try:
                 n_vars, n_clauses = _dimacs_int(parts[2]), _dimacs_int(parts[3])
             except ValueError:
-                raise UserError(
+                raise InputError(
                     f"{source}: line {lineno}: expected 'p cnf <vars> <clauses>', got {raw!r}"
                 ) from None
             continue
         if n_vars is None:
-            raise UserError(f"{source}: line {lineno}: clause before the 'p cnf' header")
+            raise InputError(f"{source}: line {lineno}: clause before the 'p cnf' header")
         for tok in line.split():
             try:
                 lit = _dimacs_int(tok)
             except ValueError:
-                raise UserError(
+                raise InputError(
                     f"{source}: line {lineno}: expected an integer literal, got {tok!r}"
                 ) from None
             if abs(lit) > n_vars:
-                raise UserError(
+                raise InputError(
                     f"{source}: line {lineno}: literal {lit} exceeds the declared {n_vars} "
                     "variables"
                 )
@@ -310,11 +310,11 @@ def from_dimacs(text: str, *, source: str = "DIMACS") -> CNF:
             else:
                 current.append(lit)
     if n_vars is None:
-        raise UserError(f"{source}: no 'p cnf <vars> <clauses>' header")
+        raise InputError(f"{source}: no 'p cnf <vars> <clauses>' header")
     if current:
         clauses.append(tuple(current))
     if n_clauses is not None and len(clauses) != n_clauses:
-        raise UserError(f"{source}: header declares {n_clauses} clauses, found {len(clauses)}")
+        raise InputError(f"{source}: header declares {n_clauses} clauses, found {len(clauses)}")
     # Both projection spellings are written by to_dimacs; they are one set.
     comments = [c for c in comments]
     return CNF(
@@ -336,7 +336,7 @@ def evaluate(cnf: CNF, states: np.ndarray | Sequence[Sequence[int]]) -> np.ndarr
     """
     states = np.asarray(states)
     if states.ndim != 2 or states.shape[1] < cnf.n_vars:
-        raise ValueError(f"states must have shape (n, >= {cnf.n_vars}), got {states.shape}")
+        raise InputError(f"states must have shape (n, >= {cnf.n_vars}), got {states.shape}")
     truth = states.astype(bool)
     result = np.ones(len(truth), dtype=bool)
     for clause in cnf.clauses:

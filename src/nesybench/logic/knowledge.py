@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InputError, UserError
+from ..errors import InputError
 from .cnf import CNF, evaluate, parse_cnf
 from .states import (
     Domains,
@@ -67,7 +67,7 @@ MAX_SUM_CLASSES = 2**24  # sums 0..S-1 whose class sizes one table may hold
 def _check_states(states, k: int) -> np.ndarray:
     states = np.asarray(states)
     if states.ndim != 2 or states.shape[1] != k:
-        raise ValueError(f"states must have shape (n, {k}), got {states.shape}")
+        raise InputError(f"states must have shape (n, {k}), got {states.shape}")
     return states.astype(np.int64, copy=False)
 
 
@@ -81,10 +81,10 @@ class Knowledge:
 
     def __post_init__(self) -> None:
         if not isinstance(self.k, (int, np.integer)) or isinstance(self.k, bool) or self.k < 1:
-            raise UserError(f"k: must be an integer >= 1, got {self.k!r}")
+            raise InputError(f"k must be an integer >= 1, got {self.k!r}")
         object.__setattr__(self, "k", int(self.k))
         if not isinstance(self.spec, str):
-            raise UserError(f"knowledge: expected 'xor' or a CNF string, got {self.spec!r}")
+            raise InputError(f"knowledge must be 'xor' or a CNF string, got {self.spec!r}")
         if self.spec.strip().lower() != XOR:
             object.__setattr__(
                 self, "cnf", parse_cnf(self.spec, n_vars=self.k, field_name="knowledge")
@@ -230,7 +230,7 @@ class TableKnowledge:
         labels = list(labels)
         if len(labels) != math.prod(dims):
             raise InputError(
-                f"labels: expected one label per state ({math.prod(dims)}), got {len(labels)}"
+                f"labels must be one label per state ({math.prod(dims)}), got {len(labels)}"
             )
         names = tuple(sorted(set(labels), key=lambda v: (isinstance(v, str), v)))
         index = {name: code for code, name in enumerate(names)}
@@ -259,17 +259,17 @@ def make_knowledge(spec: str, domains: int | Iterable[int]):
     """``"xor"``, ``"sum"`` or a CNF string over x1..xk, on ``domains`` (or binary ``k``).
 
     ``xor`` and CNF knowledge need binary concepts; ``sum`` takes any domains.
-    Raises UserError on a bad formula or domains the knowledge does not fit.
+    Raises InputError on a bad formula or domains the knowledge does not fit.
     """
     if not isinstance(spec, str):
-        raise UserError(f"knowledge: expected 'xor', 'sum' or a CNF string, got {spec!r}")
+        raise InputError(f"knowledge must be 'xor', 'sum' or a CNF string, got {spec!r}")
     dims = as_domains(domains)
     if spec.strip().lower() == SUM:
         return SumKnowledge(dims)
     if any(d != 2 for d in dims):
         name = "xor" if spec.strip().lower() == XOR else "a CNF"
         bad = next(j for j, d in enumerate(dims, start=1) if d != 2)
-        raise UserError(
+        raise InputError(
             f"knowledge: {name} needs binary concepts (every domain 2), got domain "
             f"{dims[bad - 1]} for concept {bad}; use 'sum' or a knowledge table"
         )

@@ -76,7 +76,7 @@ def as_domains(domains: int | Iterable[int], *, field_name: str = "domains") -> 
     if isinstance(domains, (numbers.Integral, np.integer)) and not isinstance(domains, bool):
         k = int(domains)
         if k < 1:
-            raise InputError(f"k: must be an integer >= 1, got {k}")
+            raise InputError(f"k must be an integer >= 1, got {k}")
         return (2,) * k
     if isinstance(domains, (str, bytes)) or not isinstance(domains, Iterable):
         raise InputError(

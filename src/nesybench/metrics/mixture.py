@@ -26,7 +26,7 @@ def check_profile(values: Sequence[float], name: str) -> np.ndarray:
     arr = np.asarray(values, dtype=float)
     if arr.ndim != 1 or arr.size == 0:
         raise InputError(
-            f"{name}: expected a non-empty list of per-depth accuracies, got {list(values)!r}"
+            f"{name} must be a non-empty list of per-depth accuracies, got {list(values)!r}"
         )
     bad = arr[~np.isfinite(arr) | (arr < 0) | (arr > 1)]
     if bad.size:
@@ -45,7 +45,7 @@ def mixture_weights(n: Sequence[float], *, name: str = "n") -> np.ndarray:
     """
     arr = np.asarray(n, dtype=float)
     if arr.ndim != 1 or arr.size == 0:
-        raise InputError(f"{name}: expected a non-empty list of per-depth counts, got {list(n)!r}")
+        raise InputError(f"{name} must be a non-empty list of per-depth counts, got {list(n)!r}")
     if np.any(~np.isfinite(arr)):
         raise InputError(f"{name}: counts must be finite, got {float(arr[~np.isfinite(arr)][0])}")
     if np.any(arr < 0):
@@ -66,9 +66,7 @@ def aggregate(accuracies: Sequence[float], n: Sequence[float]) -> float:
     a = check_profile(accuracies, "a")
     pi = mixture_weights(n)
     if a.size != pi.size:
-        raise InputError(
-            f"n: expected {a.size} counts (one per depth of the profile), got {pi.size}"
-        )
+        raise InputError(f"n must be {a.size} counts (one per depth of the profile), got {pi.size}")
     return float(pi @ a)
 
 

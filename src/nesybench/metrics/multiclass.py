@@ -51,7 +51,7 @@ def check_class_labels(y_true, n: int, n_classes: int, *, name: str = "y_true") 
         bad = np.flatnonzero(~np.isfinite(y) | (y != np.round(y)))
         if bad.size:
             raise InputError(
-                f"{name} row {int(bad[0])}: expected a class index in [0, {n_classes - 1}], "
+                f"{name} row {int(bad[0])} must be a class index in [0, {n_classes - 1}], "
                 f"got {plain(y[bad[0]])}"
             )
         y = y.astype(np.int64)
@@ -60,7 +60,7 @@ def check_class_labels(y_true, n: int, n_classes: int, *, name: str = "y_true") 
     bad = np.flatnonzero((y < 0) | (y >= n_classes))
     if bad.size:
         raise InputError(
-            f"{name} row {int(bad[0])}: expected a class index in [0, {n_classes - 1}] "
+            f"{name} row {int(bad[0])} must be a class index in [0, {n_classes - 1}] "
             f"(the predictions have {n_classes} classes), got {plain(y[bad[0]])}"
         )
     return y.astype(np.int64)

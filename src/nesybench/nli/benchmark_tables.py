@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import UserError
+from ..errors import InputError
 from .labelers import OUTCOMES, Labeling, label_benchmark, labeler_for, summarize_labelings
 from .readers import Benchmark, read_benchmark
 from .score_nli import baselines, read_predictions, score_predictions
@@ -99,7 +99,7 @@ def folio_audit_table(bench: Benchmark, labelings: Sequence[Labeling]) -> pd.Dat
     order, with the FOL joined one formula per line.
     """
     if bench.name != "folio":
-        raise ValueError(f"bench: expected a FOLIO benchmark, got {bench.name!r}")
+        raise InputError(f"bench must be a FOLIO benchmark, got {bench.name!r}")
     by_id = bench.by_id()
     rows = []
     for lab in labelings:
@@ -254,7 +254,7 @@ def score_files(
             bench = read_benchmark(gold, benchmark=benchmark)
             predictions = read_predictions(preds, benchmark=benchmark, gold=bench)
             reports.append((system, score_predictions(bench, predictions, time_limit=time_limit)))
-        except UserError:
+        except InputError:
             raise
         except Exception as exc:  # any defect: reported as the claim "never crashes"
             crashes.append((f"score-nli {system}", f"{type(exc).__name__}: {exc}"))

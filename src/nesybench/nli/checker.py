@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from ..errors import InputError
 from ..reasoning.chainer import query
 from ..reasoning.grammar import Theory, complement, parse_sentence
 from ..reasoning.prover import unify
@@ -162,7 +163,7 @@ def check_trace(
     if dialect == "proofwriter":
         return _check_rule_language(trace, theory, question)
     if dialect != "prontoqa":
-        raise ValueError(f"dialect must be 'prontoqa' or 'proofwriter', got {dialect!r}")
+        raise InputError(f"dialect must be 'prontoqa' or 'proofwriter', got {dialect!r}")
     entity = question.args[0]
     given = set(theory.facts)
     rules_by_head: dict[str, list[Rule]] = {}

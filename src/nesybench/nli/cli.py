@@ -23,7 +23,7 @@ from ..cli_args import (
     examples,
     write_out,
 )
-from ..errors import UserError
+from ..errors import InputError
 from ..io import dumps_json
 from ..reasoning.grammar import parse_context, parse_sentence, split_sentences
 from .checker import FLAGS, check_trace, classify_steps
@@ -152,19 +152,19 @@ def _gold_answer(record: dict) -> str | None:
     if isinstance(answer, bool):
         return "True" if answer else "False"
     if not isinstance(answer, str):
-        raise ValueError(f"answer must be True/False or an option letter, got {answer!r}")
+        raise InputError(f"answer must be True/False or an option letter, got {answer!r}")
     a = answer.strip()
     if a.lower() in ("true", "false"):
         return a.capitalize()
     options = record.get("options") or []
     if not isinstance(options, list):
-        raise ValueError(f'options must be a list like ["A) True", "B) False"], got {options!r}')
+        raise InputError(f'options must be a list like ["A) True", "B) False"], got {options!r}')
     for option in options:
         if isinstance(option, str) and option.strip().startswith(f"{a})"):
             value = option.split(")", 1)[1].strip()
             if value.lower() in ("true", "false"):
                 return value.capitalize()
-    raise ValueError(
+    raise InputError(
         f"answer {answer!r} is neither True/False nor an option letter naming True/False"
     )
 
@@ -249,7 +249,7 @@ def run(args) -> int:
     summary["conventions"] = args.conventions
     if verdicts and not summary["n_checked"]:
         first = next(v for v in verdicts if "error" in v)
-        raise UserError(
+        raise InputError(
             f"{args.file}: no record could be checked ({len(verdicts)} records); first problem: "
             f"record {first['index']}: {first['error']}"
         )

@@ -69,7 +69,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..errors import UserError
+from ..errors import InputError
 from ..reasoning.chainer import forward_chain
 from ..reasoning.terms import Atom, Literal, Rule
 from .programs import Outcome
@@ -378,7 +378,7 @@ def run_logiclm(program: str, *, dataset: str, time_limit: float = 10.0) -> Outc
         answer = run_pyke(program, dataset=dataset)
     except _Stop as stop:
         return Outcome(None, str(stop), None, stop.failure)
-    except UserError as exc:
+    except InputError as exc:
         return Outcome(None, f"execution error: {exc}", None, COMPILE)
     except RecursionError:
         return Outcome(None, "execution error: program nested too deeply", None, NESTED)

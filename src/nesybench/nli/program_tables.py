@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ..errors import InputError
 from .programs import (
     Execution,
     ProgramFile,
@@ -157,7 +158,7 @@ def disagreement_table(standard: ProgramRun, logic_lm: ProgramRun):
     import pandas as pd
 
     if [e.id for e in standard.executions] != [e.id for e in logic_lm.executions]:
-        raise ValueError("the two runs must be of the same program file")
+        raise InputError("the two runs must be of the same program file")
     rows = []
     for a, b in zip(standard.executions, logic_lm.executions):
         if a.predicted != b.predicted:

@@ -56,7 +56,7 @@ from itertools import product
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, UserError
+from ..errors import InputError
 from ..reasoning.chainer import forward_chain
 from ..reasoning.terms import Atom, Literal, Rule, complement, is_variable, substitute
 from .readers import QUOTE, BadRecord, load_records, normalize_label, record_id
@@ -161,20 +161,20 @@ def _check_datasets(path, records: list, dataset: str) -> None:
     """Refuse a file that is not what ``dataset`` says, has no programs, or mixes datasets."""
     objects = [r for r in records if isinstance(r, dict)]
     if objects and not any("raw_logic_programs" in r for r in objects):
-        raise UserError(
+        raise InputError(
             f"{path}: no record has 'raw_logic_programs' (expected Logic-LM's program files: "
             "records with the question's fields and raw_logic_programs, a list of program texts)"
         )
     seen = Counter(e for e in map(evidence, objects) if e is not None)
     if len(seen) > 1:
         mix = ", ".join(f"{n} {d}" for d, n in sorted(seen.items()))
-        raise UserError(
+        raise InputError(
             f"{path}: the records mix datasets ({mix}, by id prefix or program format); "
             "split the file into one dataset each"
         )
     if dataset != "auto" and seen and dataset not in seen:
         found = next(iter(seen))
-        raise UserError(
+        raise InputError(
             f"{path}: --benchmark {dataset}, but the records are {found} ({seen[found]} of "
             f"{len(objects)} by id prefix or program format); pass --benchmark {found} or auto"
         )
@@ -227,7 +227,7 @@ def read_programs(path: str | Path, *, dataset: str = "auto") -> ProgramFile:
     A file that is not JSON, not a list of records, has no usable record, has no
     ``raw_logic_programs`` at all, mixes datasets, or whose records say they belong to
     another dataset than ``dataset`` (:func:`evidence`) is a
-    :class:`~nesybench.errors.UserError`.  A record without an id or a gold
+    :class:`~nesybench.errors.InputError`.  A record without an id or a gold
     answer is skipped (and listed); a record without a usable program is kept
     and scored as not executable.
 
@@ -242,15 +242,15 @@ def read_programs(path: str | Path, *, dataset: str = "auto") -> ProgramFile:
     ('proofwriter', 'True')
     """
     if dataset != "auto" and dataset not in DATASETS:
-        raise UserError(f"dataset must be auto or one of {', '.join(DATASETS)}, got {dataset!r}")
+        raise InputError(f"dataset must be auto or one of {', '.join(DATASETS)}, got {dataset!r}")
     if Path(path).is_dir():
-        raise UserError(f"{path}: is a folder, expected a program file")
+        raise InputError(f"{path}: is a folder, expected a program file")
     records = load_records(path, what="records with raw_logic_programs")
     _check_datasets(path, records, dataset)
     if dataset == "auto":
         first = next((r for r in records if isinstance(r, dict)), None)
         if first is None:
-            raise UserError(f"{path}: no record is a JSON object (expected a list of records)")
+            raise InputError(f"{path}: no record is a JSON object (expected a list of records)")
         dataset = detect_dataset(first)
     out: list[ProgramRecord] = []
     skipped: list[str] = []
@@ -267,7 +267,7 @@ def read_programs(path: str | Path, *, dataset: str = "auto") -> ProgramFile:
         out.append(rec)
     if not out:
         first = f"; first problem: {skipped[0]}" if skipped else ""
-        raise UserError(f"{path}: no usable {dataset} program record in {len(records)}{first}")
+        raise InputError(f"{path}: no usable {dataset} program record in {len(records)}{first}")
     return ProgramFile(str(path), dataset, tuple(out), tuple(skipped))
 
 
@@ -614,7 +614,7 @@ def run_program(
             derived = run_folio_standard(program, time_limit=time_limit)
         else:
             derived = run_standard(parse_rule_program(program), dataset=dataset)
-    except UserError as exc:
+    except InputError as exc:
         return Outcome(None, str(exc), None, OUTSIDE_FORMAT)
     except RecursionError:
         return Outcome(None, "program nested too deeply", None, OUTSIDE_FORMAT)
@@ -648,7 +648,7 @@ def run_folio_standard(text: str, *, time_limit: float) -> str:
         what = f"premise {k + 1}" if k < len(premises) else "the conclusion"
         try:
             parsed.append(parse_formula(formula))
-        except UserError as exc:
+        except InputError as exc:
             raise ProgramError(f"{what} does not parse ({exc}): {_cut(formula)!r}") from None
     *gamma, goal = parsed
     return dual_query(gamma, goal, time_limit=time_limit).label

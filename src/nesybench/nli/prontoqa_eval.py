@@ -69,6 +69,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..errors import InputError
 from ..reasoning.grammar import (
     STEP_LEXICON,
     Theory,
@@ -396,7 +397,7 @@ def verdict(trace: list[str], theory: Theory, question: Atom, *, conventions: st
         v = prontoqa_verdict(trace, theory, gold_conclusion(theory, question))
         return {"strict": v.strict, "broad": v.broad, "step_classes": list(v.classes)}
     if conventions != "nesybench":
-        raise ValueError(
+        raise InputError(
             f"conventions must be one of {', '.join(CONVENTIONS)}, got {conventions!r}"
         )
     b = classify_steps(trace, theory, question)
@@ -426,7 +427,7 @@ def corrupt_chain(
     for a kind (fewer than three hops) is returned unchanged.
     """
     if kind not in CORRUPTIONS:
-        raise ValueError(f"kind must be one of {CORRUPTIONS}, got {kind!r}")
+        raise InputError(f"kind must be one of {CORRUPTIONS}, got {kind!r}")
     rng = child_rng(seed, "corrupt", kind, key)
     c = list(chain)
     hops = (len(c) - 1) // 2  # (rule, fact) pairs after the first fact

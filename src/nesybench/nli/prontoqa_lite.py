@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..errors import InputError
 from ..reasoning.grammar import corrupt_rule, make_rule, render_fact, render_question, render_rule
 from ..reasoning.terms import Atom
 from ..seeds import child_rng
@@ -94,9 +95,9 @@ class ProntoExample:
 def generate_example(hops: int, index: int, *, seed: int, corrupt_prob: float) -> ProntoExample:
     """One seeded example; its stream depends only on ``(seed, hops, index)``."""
     if hops < 1:
-        raise ValueError(f"hops must be >= 1, got {hops}")
+        raise InputError(f"hops must be >= 1, got {hops}")
     if 2 * hops + 1 > len(CONCEPTS):
-        raise ValueError(
+        raise InputError(
             f"hops={hops} needs {2 * hops + 1} concepts, the vocabulary has {len(CONCEPTS)}"
         )
     rng = child_rng(seed, "prontoqa", hops, index)

@@ -21,7 +21,7 @@ logicbench  the BQA folder tree ``<logic>/<axiom>/data_instances.json``;  yes / 
             ``<logic>/<axiom>/<sample id>/<pair index>`` (pair from 0)
 =========== ============================================================ ==========================
 
-What stops a read (a :class:`~nesybench.errors.UserError`, one ``error:``
+What stops a read (a :class:`~nesybench.errors.InputError`, one ``error:``
 line at the CLI): a missing or unreadable file, text that is not JSON (a
 truncated JSON list), a top level of the wrong type, an empty file, a folder
 with no ``data_instances.json``, or a file none of whose records is usable.
@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import UserError
+from ..errors import InputError
 from ..io import BadLine, json_records, read_input_text
 
 BENCHMARKS = ("prontoqa", "proofwriter", "folio", "logicbench")
@@ -129,7 +129,7 @@ def _type_name(value: object) -> str:
 # ---------------------------------------------------------------- files
 def read_text(path: str | Path) -> str:
     """A file's text (UTF-8, a leading byte-order mark dropped, read with the input bound of
-    :func:`nesybench.io.read_input`), or a one-line ``UserError``."""
+    :func:`nesybench.io.read_input`), or a one-line ``InputError``."""
     return read_input_text(path)
 
 
@@ -305,7 +305,7 @@ def _read_flat(path: str | Path, benchmark: str) -> Benchmark:
         questions.append(q)
     if not questions:
         first = f"; first problem: {skipped[0]}" if skipped else ""
-        raise UserError(f"{path}: no usable {benchmark} record in {len(records)}{first}")
+        raise InputError(f"{path}: no usable {benchmark} record in {len(records)}{first}")
     return Benchmark(benchmark, str(path), tuple(questions), tuple(skipped))
 
 
@@ -329,10 +329,10 @@ def _logicbench_files(root: Path) -> Iterator[tuple[Path, str | None, str | None
 def _read_logicbench(path: str | Path) -> Benchmark:
     root = Path(path)
     if not root.exists():
-        raise UserError(f"{path}: not found (expected LogicBench's BQA folder)")
+        raise InputError(f"{path}: not found (expected LogicBench's BQA folder)")
     found = list(_logicbench_files(root))
     if not found:
-        raise UserError(
+        raise InputError(
             f"{path}: no <logic>/<axiom>/data_instances.json below this folder "
             "(expected LogicBench's BQA folder)"
         )
@@ -343,16 +343,16 @@ def _read_logicbench(path: str | Path) -> Benchmark:
         rel = file.relative_to(root) if root.is_dir() else file.name
         data = _loads_file(file)
         if not isinstance(data, dict):
-            raise UserError(
-                f"{file}: expected a JSON object with 'samples', got {_type_name(data)}"
+            raise InputError(
+                f"{file}: the file must be a JSON object with 'samples', got {_type_name(data)}"
             )
         samples = data.get("samples")
         if not isinstance(samples, list):
-            raise UserError(f"{file}: field 'samples' must be a list, got {_type_name(samples)}")
+            raise InputError(f"{file}: field 'samples' must be a list, got {_type_name(samples)}")
         logic = logic or str(data.get("type") or "")
         axiom = axiom or str(data.get("axiom") or "")
         if not logic or not axiom:
-            raise UserError(f"{file}: cannot tell the logic and axiom (fields 'type', 'axiom')")
+            raise InputError(f"{file}: cannot tell the logic and axiom (fields 'type', 'axiom')")
         for s_index, sample in enumerate(samples):
             where = f"{rel} sample {s_index}"
             try:
@@ -395,18 +395,18 @@ def _read_logicbench(path: str | Path) -> Benchmark:
                 )
     if not questions:
         first = f"; first problem: {skipped[0]}" if skipped else ""
-        raise UserError(f"{path}: no usable LogicBench question{first}")
+        raise InputError(f"{path}: no usable LogicBench question{first}")
     return Benchmark("logicbench", str(path), tuple(questions), tuple(skipped))
 
 
 def _loads_file(file: Path) -> Any:
     text = read_text(file)
     if not text.strip():
-        raise UserError(f"{file}: empty file")
+        raise InputError(f"{file}: empty file")
     try:
         return _loads(text)
     except json.JSONDecodeError as exc:
-        raise UserError(f"{file}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+        raise InputError(f"{file}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
 
 
 def read_benchmark(path: str | Path, *, benchmark: str) -> Benchmark:
@@ -434,9 +434,9 @@ def read_benchmark(path: str | Path, *, benchmark: str) -> Benchmark:
     (['True'], ["record 1: missing field 'context'"])
     """
     if benchmark not in BENCHMARKS:
-        raise UserError(f"benchmark must be one of {', '.join(BENCHMARKS)}, got {benchmark!r}")
+        raise InputError(f"benchmark must be one of {', '.join(BENCHMARKS)}, got {benchmark!r}")
     if benchmark == "logicbench":
         return _read_logicbench(path)
     if Path(path).is_dir():
-        raise UserError(f"{path}: is a folder, expected a {benchmark} file")
+        raise InputError(f"{path}: is a folder, expected a {benchmark} file")
     return _read_flat(path, benchmark)

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import UserError
+from ..errors import InputError
 from ..metrics.mixture import mix_range
 from ..metrics.stats import wilson_interval
 from ..predictions import NotALabel, PredictionSet, items_of, quote, rate
@@ -111,7 +111,7 @@ def read_predictions(
 ) -> Predictions:
     """Read a predictions file against ``gold`` (module docstring; :mod:`nesybench.predictions`)."""
     if benchmark not in PREDICTION_LABELS:
-        raise UserError(
+        raise InputError(
             f"benchmark must be one of {', '.join(PREDICTION_LABELS)}, got {benchmark!r}"
         )
     labels = PREDICTION_LABELS[benchmark]
@@ -138,7 +138,7 @@ def read_predictions(
             chain = _explanation(record)
         except BadRecord as exc:
             if strict:
-                raise UserError(f"{path}: id {quote(qid)}: {exc} (--strict)") from None
+                raise InputError(f"{path}: id {quote(qid)}: {exc} (--strict)") from None
             ignored.append(f"{quote(qid)}: {exc} (the label is scored, the explanation not)")
             continue
         if chain is not None and read.label(qid) is not None:
@@ -328,9 +328,9 @@ def score_predictions(
     ``prontoqa`` (PrOntoQA main's evaluator; PrOntoQA's fragment only).
     """
     if conventions not in ("nesybench", "prontoqa"):
-        raise UserError(f"conventions must be nesybench or prontoqa, got {conventions!r}")
+        raise InputError(f"conventions must be nesybench or prontoqa, got {conventions!r}")
     if conventions == "prontoqa" and bench.name != "prontoqa":
-        raise UserError(
+        raise InputError(
             f"--conventions prontoqa is PrOntoQA's evaluator and reads PrOntoQA chains only; "
             f"got --benchmark {bench.name}"
         )

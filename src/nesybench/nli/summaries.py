@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from ..errors import InputError, UserError
+from ..errors import InputError
 from ..reasoning.grammar import split_sentences
 from ..sweep import Metric, seed_statistics
 from .checker import FLAGS
@@ -63,16 +63,16 @@ def label_mix_params(params: Mapping) -> dict[str, float]:
     out = {"True": mix["p_true"], "False": mix["p_false"], "Unknown": mix["p_unknown"]}
     total = sum(out.values())
     if abs(total - 1.0) > 1e-9:
-        raise UserError(f"params.yaml: nli.folio.label_mix must sum to 1, got {total:g}")
+        raise InputError(f"params.yaml: nli.folio.label_mix must sum to 1, got {total:g}")
     return out
 
 
 def check_params(params: Mapping) -> None:
-    """Cross-key checks the JSON schema cannot express (one ``UserError`` line each)."""
+    """Cross-key checks the JSON schema cannot express (one ``InputError`` line each)."""
     label_mix_params(params)
     hops = params["prontoqa"]["hops"]
     if params["worked_example_hops"] not in hops:
-        raise UserError(
+        raise InputError(
             f"params.yaml: nli.worked_example_hops must be one of prontoqa.hops {hops}, got "
             f"{params['worked_example_hops']}"
         )

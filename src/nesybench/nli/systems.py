@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..errors import InputError
 from ..reasoning.chainer import forward_chain
 from ..reasoning.grammar import (
     Theory,
@@ -153,5 +154,5 @@ def majority_label(labels: Sequence[str]) -> str:
     """
     counts = Counter(labels)
     if not counts:
-        raise ValueError("majority_label needs at least one label")
+        raise InputError("majority_label needs at least one label")
     return max(LABELS, key=lambda y: (counts.get(y, 0), -LABELS.index(y)))

@@ -67,7 +67,7 @@ from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..errors import UserError
+from ..errors import InputError
 from .prover import Proof
 from .terms import (
     Atom,
@@ -86,7 +86,7 @@ WORLDS = ("closed", "open")
 Binding = dict[str, str]
 
 
-class NotStratifiable(UserError):
+class NotStratifiable(InputError):
     """A predicate depends negatively on itself (through a cycle of rules)."""
 
 
@@ -154,7 +154,7 @@ class Closure:
         Every node cites the rule as the program states it; its depth is ``depth(atom)``.
         """
         if self.support is None:
-            raise UserError("proof: run forward_chain(..., proofs=True) to keep derivations")
+            raise InputError("proof: run forward_chain(..., proofs=True) to keep derivations")
         if atom not in self.atoms:
             return None
         built: dict[Atom, Proof] = {}
@@ -339,12 +339,12 @@ def _unify(pattern: Atom, atom: Atom, binding: Binding) -> Binding | None:
 def _check_program(facts: list[Atom], rules: list[Rule]) -> None:
     for fact in facts:
         if not isinstance(fact, Atom):
-            raise UserError(f"facts: expected Atom objects, got {fact!r}")
+            raise InputError(f"facts must be Atom objects, got {fact!r}")
         if not fact.is_ground:
-            raise UserError(f"facts: every fact must be ground, got {fact}")
+            raise InputError(f"facts: every fact must be ground, got {fact}")
     for rule in rules:
         if not isinstance(rule, Rule):
-            raise UserError(f"rules: expected Rule objects, got {rule!r}")
+            raise InputError(f"rules must be Rule objects, got {rule!r}")
         bound = {a for lit in rule.body if lit.positive for a in lit.atom.args if is_variable(a)}
         needed = [a for a in rule.head.args if is_variable(a)]
         needed += [
@@ -352,7 +352,7 @@ def _check_program(facts: list[Atom], rules: list[Rule]) -> None:
         ]
         unsafe = sorted(set(needed) - bound)
         if unsafe:
-            raise UserError(
+            raise InputError(
                 f"rule {rule}: variable {unsafe[0]} must occur in a positive body literal (range "
                 "restriction)"
             )
@@ -549,7 +549,7 @@ def forward_chain(
     -----
     ``depth(a) = 0`` for a fact, else ``min`` over rule instances deriving ``a``
     of ``1 + max(depth of its positive body atoms)`` -- the first wave of the
-    immediate-consequence operator (module docstring).  Raises ``UserError`` for
+    immediate-consequence operator (module docstring).  Raises ``InputError`` for
     non-ground facts, unsafe rules and non-stratifiable programs.
 
     >>> from nesybench.reasoning.terms import Atom, Literal, Rule
@@ -572,9 +572,9 @@ def forward_chain(
     ('False', 1)
     """
     if strategy not in STRATEGIES:
-        raise UserError(f"strategy must be one of {', '.join(STRATEGIES)}, got {strategy!r}")
+        raise InputError(f"strategy must be one of {', '.join(STRATEGIES)}, got {strategy!r}")
     if world not in WORLDS:
-        raise UserError(f"world must be one of {', '.join(WORLDS)}, got {world!r}")
+        raise InputError(f"world must be one of {', '.join(WORLDS)}, got {world!r}")
     facts = list(facts)
     rules = list(rules)
     stated: dict[Rule, Rule] = {}
@@ -658,7 +658,7 @@ def query(body: Sequence[Literal], atoms: Iterable[Atom] | Closure) -> tuple[lis
         if not lit.positive:
             loose = sorted({a for a in lit.atom.args if is_variable(a)} - bound)
             if loose:
-                raise UserError(
+                raise InputError(
                     f"query: variable {loose[0]} of 'not {lit.atom}' must occur in a positive "
                     "literal"
                 )

@@ -22,7 +22,7 @@ ignored.
 
 A predicate name stands for one relation per arity (``P/1`` and ``P/2`` are
 different symbols), as the annotations sometimes reuse a name.  Every error is
-an :class:`FolSyntaxError` (a ``UserError`` and ``ValueError``) naming the
+an :class:`FolSyntaxError` (a ``InputError`` and ``ValueError``) naming the
 position, never another exception: parsing is total on arbitrary text.
 
 :func:`dual_query` decides the three-way label of a conclusion on z3 over one
@@ -408,7 +408,7 @@ class _Parser:
 def parse_formula(text: object) -> Formula:
     """Parse one first-order formula (syntax in the module docstring).
 
-    Raises :class:`FolSyntaxError` (a ``UserError`` and ``ValueError``) for
+    Raises :class:`FolSyntaxError` (a ``InputError`` and ``ValueError``) for
     anything else, including non-strings, empty text and nesting deeper than
     :data:`MAX_NESTING`.
 
@@ -562,7 +562,7 @@ def dual_query(
     'Unknown'
     """
     if not (isinstance(time_limit, (int, float)) and time_limit > 0):
-        raise InputError(f"time_limit: expected seconds > 0, got {time_limit!r}")
+        raise InputError(f"time_limit must be seconds > 0, got {time_limit!r}")
     import z3
 
     premises = list(premises)

@@ -29,6 +29,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from ..errors import InputError
 from .terms import (
     NEG_PREFIX,
     Atom,
@@ -198,14 +199,14 @@ def render_rule(rule: Rule, *, style: str = "every", adjective: bool = False) ->
     body have a sentence form; anything else is a ``ValueError``.
     """
     if style not in RULE_STYLES:
-        raise ValueError(f"style must be one of {RULE_STYLES}, got {style!r}")
+        raise InputError(f"style must be one of {RULE_STYLES}, got {style!r}")
     if len(rule.body) != 1 or not rule.body[0].positive:
-        raise ValueError(f"only one positive body literal has a sentence form, got {rule}")
+        raise InputError(f"only one positive body literal has a sentence form, got {rule}")
     body = rule.body[0].atom
     _check_unary(body, "rule body")
     _check_unary(rule.head, "rule head")
     if is_negated(body.pred) or body.args != rule.head.args:
-        raise ValueError(f"rule has no sentence form: {rule}")
+        raise InputError(f"rule has no sentence form: {rule}")
     subject = body.pred
     if style == "plural":
         neg = "not " if is_negated(rule.head.pred) else ""
@@ -220,7 +221,7 @@ def render_rule(rule: Rule, *, style: str = "every", adjective: bool = False) ->
 def render_question(atom: Atom, *, style: str = "true_or_false", adjective: bool = False) -> str:
     """``"True or false: Sam is a jompus."`` or the ``"Is the following statement..."`` form."""
     if style not in QUESTION_STYLES:
-        raise ValueError(f"style must be one of {QUESTION_STYLES}, got {style!r}")
+        raise InputError(f"style must be one of {QUESTION_STYLES}, got {style!r}")
     return f"{_QUESTION_PREFIXES[style]} {render_fact(atom, adjective=adjective)}"
 
 
@@ -237,7 +238,7 @@ def corrupt_rule(rule: Rule) -> str:
 
 def _check_unary(atom: Atom, what: str) -> None:
     if len(atom.args) != 1:
-        raise ValueError(f"{what} must be a unary atom, got {atom}")
+        raise InputError(f"{what} must be a unary atom, got {atom}")
 
 
 def make_rule(body_pred: str, head_pred: str) -> Rule:
@@ -604,7 +605,7 @@ def _pw_statement(atom: Atom, positive: bool, seen: list[int]) -> str:
         seen[0] += atom.args[1] == RULE_VARIABLE
         verb = pred if positive else f"does not {base_form(pred)}"
         return f"{subject} {verb} {obj}"
-    raise ValueError(f"only unary and binary atoms have a ProofWriter form, got {atom}")
+    raise InputError(f"only unary and binary atoms have a ProofWriter form, got {atom}")
 
 
 def render_proofwriter(value: Atom | Rule) -> str:
@@ -642,7 +643,7 @@ def render_proofwriter_question(atom: Atom, *, world: str = "open") -> str:
     'Based on the above information, is the following statement true or false? Anne is not kind.'
     """
     if world not in PROOFWRITER_QUESTIONS:
-        raise ValueError(f"world must be one of {tuple(PROOFWRITER_QUESTIONS)}, got {world!r}")
+        raise InputError(f"world must be one of {tuple(PROOFWRITER_QUESTIONS)}, got {world!r}")
     return f"{PROOFWRITER_QUESTIONS[world]} {render_proofwriter(atom)}"
 
 
@@ -761,7 +762,7 @@ def parse_sentence(
     'kind(X) :- big(X), not red(X).'
     """
     if dialect not in DIALECTS:
-        raise ValueError(f"dialect must be one of {DIALECTS}, got {dialect!r}")
+        raise InputError(f"dialect must be one of {DIALECTS}, got {dialect!r}")
     if not isinstance(text, str):
         return _fail(f"expected a string, got {type(text).__name__}")
     sentence = " ".join(text.split())

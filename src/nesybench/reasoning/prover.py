@@ -33,6 +33,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from ..errors import InputError
 from .terms import Atom, Literal, Rule, is_variable, substitute
 
 __all__ = ["Proof", "ProofStep", "Prover", "prove", "substitute", "unify"]
@@ -147,7 +148,7 @@ class Prover:
         seen: set[Atom] = set()
         for f in facts:
             if not f.is_ground:
-                raise ValueError(f"facts must be ground, got {f}")
+                raise InputError(f"facts must be ground, got {f}")
             if f not in seen:
                 seen.add(f)
                 self.facts_by_pred[f.pred].append(f)
@@ -204,7 +205,7 @@ class Prover:
                         yield proof
             except RecursionError:
                 # Each goal on the stack costs a few Python frames: ~300 nested goals fit.
-                raise ValueError(
+                raise InputError(
                     f"proof search for {goal} is deeper than Python's recursion limit allows"
                 ) from None
             if self._n_answers == before:
@@ -252,7 +253,7 @@ class Prover:
             for s2, premises, absent in self._solve_body(rule.body, s, ancestors):
                 head = substitute(rule.head, s2)
                 if not head.is_ground:
-                    raise ValueError(
+                    raise InputError(
                         f"unsafe rule: head variables not bound by the body in {original}"
                     )
                 if head in seen:
@@ -276,13 +277,13 @@ class Prover:
         else:
             atom = substitute(first.atom, subst)
             if not atom.is_ground:
-                raise ValueError(
+                raise InputError(
                     f"floundering: negative literal 'not {atom}' is not ground when selected"
                 )
             # Negation as failure runs in a fresh context: stratification means the
             # negated atom cannot depend on the goal we are inside.
             if atom in self._naf_stack:
-                raise ValueError(f"program is not stratified: 'not {atom}' depends on itself")
+                raise InputError(f"program is not stratified: 'not {atom}' depends on itself")
             self._naf_stack.append(atom)
             try:
                 provable = self.prove(atom) is not None

@@ -16,7 +16,7 @@ import pandas as pd
 from .. import INSTRUMENT_MODULES, INSTRUMENTS, STAGES
 from ..artifacts import Registry, registry
 from ..canonical import table_digest
-from ..errors import ClaimFailed, UserError, report_stop
+from ..errors import ClaimFailed, InputError, report_stop
 from ..io import atomic_write, atomic_write_text, parquet_metadata, read_json, write_metrics
 from ..params import file_hash, job_params, load_params, params_hash
 from ..progress import log
@@ -63,7 +63,7 @@ def verify_artifacts(root: Path, reg: Registry, section: dict) -> pd.DataFrame:
     """Check every declared artifact exists, reads back and was made with these params.
 
     Returns one provenance row per artifact (path, params hash, SHA-256 of its bytes).  A
-    missing, unreadable or stale artifact is a ``UserError`` naming it: the report never
+    missing, unreadable or stale artifact is a ``InputError`` naming it: the report never
     stamps this params.yaml on tables computed from other params.
     """
     rows = []
@@ -71,19 +71,19 @@ def verify_artifacts(root: Path, reg: Registry, section: dict) -> pd.DataFrame:
         path = root / rel
         expected = params_hash(job_params(section, job))
         if not path.exists():
-            raise UserError(f"{rel}: missing artifact; rerun the pipeline to rebuild it")
+            raise InputError(f"{rel}: missing artifact; rerun the pipeline to rebuild it")
         if path.suffix == ".parquet":
             try:
                 made_with = parquet_metadata(path).get("params_hash")
             except Exception:  # any failure to read the footer is a corrupt file
                 path.unlink()
-                raise UserError(
+                raise InputError(
                     f"{rel}: unreadable artifact removed; rerun the pipeline to rebuild it"
                 ) from None
         else:
             made_with = read_json(path).get(PROVENANCE_KEY)
         if made_with != expected:
-            raise UserError(
+            raise InputError(
                 f"{rel}: made with other params (hash {made_with}, params.yaml gives {expected}); "
                 f"rerun its job ({reg.instrument} {job.stage}{' ' + job.step if job.step else ''})"
             )
@@ -98,7 +98,7 @@ def run_report(params: dict, *, root: Path, args: dict[str, str]) -> None:
     landed = [i for i in args.get("instruments", "").split(",") if i]
     unknown = [i for i in landed if i not in INSTRUMENTS]
     if unknown:
-        raise UserError(
+        raise InputError(
             f"--arg instruments: unknown instrument {unknown[0]!r}; expected some of "
             f"{', '.join(INSTRUMENTS)}"
         )
@@ -206,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
         root = Path(args.params).resolve().parent
         check_other_runner_idle(root)
         run_report(params, root=root, args=key_values(args.arg))
-    except (UserError, ClaimFailed) as exc:
+    except (InputError, ClaimFailed) as exc:
         return report_stop(exc, where="[report]")
     log(f"[report] done in {time.perf_counter() - started:.1f}s")
     return 0

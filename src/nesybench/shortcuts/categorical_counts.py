@@ -69,7 +69,7 @@ from ..counting.bypermutation import disentangled_by_permutation
 from ..counting.oracles import ENUMERATION_LIMIT
 from ..counting.search import disentangled_search
 from ..counting.tasks import RSBENCH_EVEN_ODD_PAIRS  # read from rsbench's code, once
-from ..errors import UserError, check_claim
+from ..errors import InputError, check_claim
 from ..logic.knowledge import make_knowledge
 from ..logic.states import all_states, parse_states, state_str, states_index
 
@@ -102,13 +102,13 @@ def named_support(name: str, domains) -> tuple[str, ...] | None:
         return tuple(state_str(row, dims) for row in grid[keep])
     if name == "rsbench_evenodd":
         if dims != (10, 10):
-            raise UserError(
+            raise InputError(
                 f"support rsbench_evenodd: rsbench's MNAdd-EvenOdd pairs are two digits 0-9 "
                 f"(domains [10, 10]), got domains {list(dims)}"
             )
         pairs = set(RSBENCH_EVEN_ODD_PAIRS) | {(b, a) for a, b in RSBENCH_EVEN_ODD_PAIRS}
         return tuple(state_str(p, dims) for p in sorted(pairs))
-    raise UserError(f"support: must be one of {', '.join(SUPPORT_NAMES)} or a list, got {name!r}")
+    raise InputError(f"support must be one of {', '.join(SUPPORT_NAMES)} or a list, got {name!r}")
 
 
 @dataclass(frozen=True)
@@ -131,8 +131,8 @@ def _task(name: str, spec: dict, support_name: str, support) -> CountingTask:
         else:
             states = tuple(parse_states(list(support), dims, field_name="states"))
         return CountingTask(knowledge, states)
-    except UserError as exc:
-        raise UserError(f"{where}.supports.{support_name}: {exc}") from None
+    except InputError as exc:
+        raise InputError(f"{where}.supports.{support_name}: {exc}") from None
 
 
 def _enumerated(task: CountingTask, family: str):
@@ -315,7 +315,7 @@ def categorical_count_tables(params: dict) -> CategoricalCounts:
             for family in families:
                 label = f"{name} {support_name} ({family})"
                 if family == "shared" and len(set(task.domains)) != 1:
-                    raise UserError(
+                    raise InputError(
                         f"params.yaml: shortcuts.categorical.tasks.{name}: the shared extractor "
                         f"needs equal domains, got {list(task.domains)}"
                     )

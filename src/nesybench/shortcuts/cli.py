@@ -11,7 +11,7 @@ import argparse
 import math
 
 from ..cli_args import add_bins, add_command, add_json, add_out, check_out, examples, write_out
-from ..errors import UserError
+from ..errors import InputError
 from ..io import dumps_json
 
 # Kept literal so that building the parser imports no engine; a test checks them against
@@ -242,23 +242,23 @@ def _add_plan_supervision(subparsers) -> None:
 def _domains_of(args):
     if args.k is not None:
         if not 1 <= args.k <= MAX_CLI_K:
-            raise UserError(f"--k: must be in [1, {MAX_CLI_K:,}], got {args.k}")
+            raise InputError(f"--k must be in [1, {MAX_CLI_K:,}], got {args.k}")
         return args.k
     if args.domains is None:
         return None
     parts = [p.strip() for p in args.domains.split(",")]
     if len(parts) > MAX_CLI_K:
-        raise UserError(f"--domains: at most {MAX_CLI_K:,} concepts, got {len(parts):,}")
+        raise InputError(f"--domains: at most {MAX_CLI_K:,} concepts, got {len(parts):,}")
     dims = []
     for j, part in enumerate(parts, start=1):
         if not part or not part.isascii() or not part.isdigit():
-            raise UserError(
-                f"--domains: expected domain sizes like 10,10 (integers >= 2), got {part!r} "
+            raise InputError(
+                f"--domains must be domain sizes like 10,10 (integers >= 2), got {part!r} "
                 f"for concept {j}"
             )
         d = int(part)
         if not 2 <= d <= MAX_CLI_DOMAIN:
-            raise UserError(
+            raise InputError(
                 f"--domains: domain {j} must be an integer in [2, {MAX_CLI_DOMAIN:,}], got {d}"
             )
         dims.append(d)
@@ -271,16 +271,16 @@ def _check_number(name: str, value, low, high, *, low_open=False, high_open=Fals
     ok = ok and (value < high if high_open else value <= high)
     if not ok:
         lo, hi = ("(" if low_open else "["), (")" if high_open else "]")
-        raise UserError(f"{name}: must be in {lo}{low:g}, {high:g}{hi}, got {value:g}")
+        raise InputError(f"{name} must be in {lo}{low:g}, {high:g}{hi}, got {value:g}")
 
 
 def _check_common(args) -> None:
     if not 0 <= args.seed <= MAX_SEED:
-        raise UserError(f"--seed: must be an integer in [0, 2^63), got {args.seed}")
+        raise InputError(f"--seed must be an integer in [0, 2^63), got {args.seed}")
     for name in ("max_subproblems", "max_states", "max_memory"):
         value = getattr(args, name, None)
         if value is not None and value < 0:
-            raise UserError(f"--{name.replace('_', '-')}: must be >= 0 (0 = no limit), got {value}")
+            raise InputError(f"--{name.replace('_', '-')} must be >= 0 (0 = no limit), got {value}")
     if args.support_frac is not None:
         _check_number("--support-frac", args.support_frac, 0, 1, low_open=True)
 
@@ -290,13 +290,13 @@ def _knowledge_of(args, domains):
 
     if args.knowledge_table is not None:
         if args.k is not None:
-            raise UserError(
+            raise InputError(
                 "--k: a knowledge table brings its own concepts; give --domains to check them "
                 "or nothing"
             )
         return read_knowledge_table(args.knowledge_table, domains=domains)
     if domains is None:
-        raise UserError("--k or --domains: needed with --knowledge (the concepts' domain sizes)")
+        raise InputError("--k or --domains: needed with --knowledge (the concepts' domain sizes)")
     return make_knowledge(args.knowledge, domains)
 
 
@@ -309,7 +309,7 @@ def _support_file(path: str, dims) -> list[str]:
     extra = [c for c in map(str, df.columns) if c.startswith("c") and c[1:].isdigit()]
     extra = [c for c in extra if int(c[1:]) > len(dims)]
     if extra:
-        raise UserError(
+        raise InputError(
             f"{path}: column {extra[0]!r} is beyond the task's {len(dims)} concepts (c1..c"
             f"{len(dims)})"
         )
@@ -318,7 +318,7 @@ def _support_file(path: str, dims) -> list[str]:
     seen: dict[str, int] = {}
     for i, s in enumerate(states):
         if s in seen:
-            raise UserError(
+            raise InputError(
                 f"{path}: row {i} repeats state {s!r} (first in row {seen[s]}); each observed "
                 "state must appear once"
             )
@@ -327,12 +327,12 @@ def _support_file(path: str, dims) -> list[str]:
 
 
 def _task_of(args):
-    """The CountingTask the arguments describe (every check raising one UserError line)."""
+    """The CountingTask the arguments describe (every check raising one InputError line)."""
     from ..counting import CountingTask, support_states
 
     _check_common(args)
     if args.support is None and args.support_file is None and args.support_frac is None:
-        raise UserError(
+        raise InputError(
             "--support, --support-file or --support-frac: one is required (a named --task "
             "brings its own support)"
         )
@@ -342,7 +342,7 @@ def _task_of(args):
     if args.support is not None:
         support = _csv_states(args.support)
         if not support:
-            raise UserError("--support: expected at least one state, got ''")
+            raise InputError("--support must be at least one state, got ''")
     elif args.support_file is not None:
         support = _support_file(args.support_file, dims)
     elif args.support_frac == 1:
@@ -379,10 +379,10 @@ def run_count(args: argparse.Namespace) -> int:
         _check_common(args)
         return run_named_count(args)
     if args.export_knowledge or args.export_support:
-        raise UserError("--export-knowledge, --export-support: write a named task; give --task")
+        raise InputError("--export-knowledge, --export-support: write a named task; give --task")
     task = _task_of(args)
     if args.dimacs and not task.is_binary:
-        raise UserError(
+        raise InputError(
             "--dimacs: DIMACS encodings exist for binary xor/CNF knowledge only; this task has "
             f"domains {list(task.domains)}"
         )
@@ -401,7 +401,7 @@ def run_count(args: argparse.Namespace) -> int:
     )
     if args.dimacs:
         if not result.dimacs:
-            raise UserError(
+            raise InputError(
                 f"--dimacs: method {result.method} ({result.engine}) counts no DIMACS formula "
                 "here; use binary xor/CNF knowledge with --method factored, exact or approx"
             )
@@ -453,9 +453,9 @@ def run_plan_supervision(args: argparse.Namespace) -> int:
     from ..counting import plan_supervision
 
     if args.exact_max_subsets < 0:
-        raise UserError(f"--exact-max-subsets: must be >= 0, got {args.exact_max_subsets}")
+        raise InputError(f"--exact-max-subsets must be >= 0, got {args.exact_max_subsets}")
     if args.budget < 1:
-        raise UserError(f"--budget: must be >= 1, got {args.budget}")
+        raise InputError(f"--budget must be >= 1, got {args.budget}")
     if args.task:
         from .named_tasks import run_named_plan
 
@@ -614,10 +614,10 @@ def _read_labels(path: str, points, outputs: list[str] | None):
     wanted = [int(p) for p in points]
     absent = [p for p in wanted if p not in have]
     if absent:
-        raise UserError(f"{path}: point {absent[0]} of the concepts file has no label row")
+        raise InputError(f"{path}: point {absent[0]} of the concepts file has no label row")
     extra = sorted(have - set(wanted))
     if extra:
-        raise UserError(f"{path}: point {extra[0]} is not in the concepts file")
+        raise InputError(f"{path}: point {extra[0]} is not in the concepts file")
     df = df.set_index("point").loc[np.asarray(points)]
     y_true = np.column_stack([df[t].to_numpy(np.int64) for t, _ in pairs])
     y_pred = np.column_stack([df[p].to_numpy(np.int64) for _, p in pairs])
@@ -630,10 +630,10 @@ def _check_groups(groups: list[tuple[str, list[int]]], k: int, source: str) -> d
     out: dict[str, list[int]] = {}
     for name, idx in groups:
         if name in out:
-            raise UserError(f"--group {name}: the name is given twice")
+            raise InputError(f"--group {name}: the name is given twice")
         bad = [j for j in idx if j >= k]
         if bad:
-            raise UserError(
+            raise InputError(
                 f"--group {name}={','.join(map(str, idx))}: concept {bad[0]} does not exist "
                 f"({source} has concepts 0..{k - 1})"
             )
@@ -646,7 +646,7 @@ def run_score_concepts(args: argparse.Namespace) -> int:
     from .panel import concept_panel, unpack_concept_table
 
     if args.outputs and not args.labels:
-        raise UserError("--outputs names label columns: give the labels file with --labels")
+        raise InputError("--outputs names label columns: give the labels file with --labels")
     points, c_true, probs = unpack_concept_table(load_frame(args.concepts), source=args.concepts)
     groups = _check_groups(args.group, c_true.shape[1], args.concepts)
     y_true = y_pred = None

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..errors import UserError
+from ..errors import InputError
 from ..logic.knowledge import Knowledge, all_states, state_str
 from ..seeds import child_rng, child_seed
 from .incidence import evaluate_runs, runs_frame
@@ -109,7 +109,7 @@ def model_datasets(params: dict) -> list[tuple[str, float]]:
     pairs |= {(t, float(f)) for t in incidence["tasks"] for f in incidence["support_fracs"]}
     for task, _ in pairs:
         if task not in params["tasks"]:
-            raise UserError(
+            raise InputError(
                 "params.yaml: shortcuts.models.task and shortcuts.incidence.tasks must name "
                 f"tasks in shortcuts.tasks ({', '.join(sorted(params['tasks']))}), got {task!r}"
             )
@@ -211,7 +211,7 @@ def train_block(
             mask[supervised_points(G, twin_points, seed=s)] = 1.0
             masks.append(mask)
     if not keys:
-        raise UserError("train_block: nothing to train (no label-only nets and no twins)")
+        raise InputError("train_block: nothing to train (no label-only nets and no twins)")
     p0 = init_params(init, n_inputs=X.shape[1], n_concepts=data.kb.n_concepts, config=config)
     result = train(p0, X, Y, G, data.kb, sup_mask=np.stack(masks), config=config, callback=callback)
     return result, keys
@@ -234,7 +234,7 @@ def batch_from_weights(table: pd.DataFrame, data: ConceptData) -> tuple[ConceptN
     weights = read_weights(rows, keys=WEIGHT_KEYS)
     keys = sorted((seed, model) for _, _, seed, model in weights)
     if not keys:
-        raise UserError(
+        raise InputError(
             f"no trained weights for task {data.task!r} at support {data.support_frac:g}; "
             "rerun the train stage"
         )

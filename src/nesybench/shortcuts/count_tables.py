@@ -20,7 +20,7 @@ from ..counting import (
     parity_closed_form,
 )
 from ..counting.oracles import DISENTANGLED_ENUMERATION_MAX_K, JOINT_ENUMERATION_LIMIT
-from ..errors import UserError, check_claim
+from ..errors import InputError, check_claim
 from ..logic.cnf import from_dimacs
 from ..logic.knowledge import make_knowledge
 from ..progress import log
@@ -127,13 +127,13 @@ def check_distinct_sizes(name: str, k: int, fracs: list[float], supports: dict) 
     sizes: dict[int, float] = {}
     for frac in fracs:
         if (name, frac) not in supports:
-            raise UserError(
+            raise InputError(
                 f"data/generate/shortcuts: no train split for task {name!r} at support "
                 f"{frac:g}; rerun generate"
             )
         size = len(supports[name, frac])
         if size in sizes:
-            raise UserError(
+            raise InputError(
                 f"params.yaml: shortcuts.support_fracs {sizes[size]:g} and {frac:g} keep the "
                 f"same {size} of {2**k} states for task {name}; use fractions that differ by at "
                 f"least 1/{2**k}"
@@ -152,7 +152,7 @@ def count_table(p: dict, supports: dict, tasks: dict) -> tuple[pd.DataFrame, pd.
     rows, dimacs_rows, metrics = [], [], {}
     for name in sorted(p["tasks"]):
         if name not in tasks:
-            raise UserError(
+            raise InputError(
                 f"data/generate/shortcuts: task {name!r} was not generated; rerun the generate "
                 "stage"
             )

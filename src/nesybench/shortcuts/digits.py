@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 
 from ..counting.tasks import RSBENCH_EVEN_ODD_PAIRS, RSBENCH_HALF_PAIRS
-from ..errors import InputError, UserError, check_claim
+from ..errors import InputError, check_claim
 from ..images import DigitImages, file_digest, read_digit_npz
 from ..seeds import child_rng
 
@@ -150,7 +150,7 @@ def split_images(
     fracs = [float(f) for f in fracs]
     if len(fracs) != 3 or min(fracs) <= 0 or abs(sum(fracs) - 1.0) > 1e-9:
         raise InputError(
-            f"image_fracs: must be three positive fractions (train, val, test) summing to 1, "
+            f"image_fracs must be three positive fractions (train, val, test) summing to 1, "
             f"got {fracs}"
         )
     rng = child_rng(seed, "digits", "image_split")
@@ -217,7 +217,7 @@ def resolve_support(
                 )
             return pairs
         raise InputError(
-            f"support: must be one of {', '.join(SUPPORTS)} or a list of digit tuples, "
+            f"support must be one of {', '.join(SUPPORTS)} or a list of digit tuples, "
             f"got {support!r}"
         )
     tuples = []
@@ -229,7 +229,7 @@ def resolve_support(
             )
         tuples.append(t)
     if not tuples:
-        raise InputError("support: must list at least one digit tuple, got an empty list")
+        raise InputError("support must list at least one digit tuple, got an empty list")
     if len(set(tuples)) != len(tuples):
         dup = next(t for t in tuples if tuples.count(t) > 1)
         raise InputError(f"support: tuple {dup} is listed more than once")
@@ -243,11 +243,11 @@ def knowledge_labels(knowledge: str, digits) -> np.ndarray:
     [7, 6]
     """
     if knowledge not in KNOWLEDGE:
-        raise InputError(f"knowledge: must be one of {', '.join(KNOWLEDGE)}, got {knowledge!r}")
+        raise InputError(f"knowledge must be one of {', '.join(KNOWLEDGE)}, got {knowledge!r}")
     digits = np.asarray(digits, dtype=np.int64)
     if digits.ndim != 2:
         raise InputError(
-            f"digits: must be a 2-d array (points, positions), got shape {digits.shape}"
+            f"digits must be a 2-d array (points, positions), got shape {digits.shape}"
         )
     return KNOWLEDGE[knowledge](digits)
 
@@ -361,20 +361,20 @@ def make_digit_task(
     [6, 10, 12]
     """
     if knowledge not in KNOWLEDGE:
-        raise InputError(f"knowledge: must be one of {', '.join(KNOWLEDGE)}, got {knowledge!r}")
+        raise InputError(f"knowledge must be one of {', '.join(KNOWLEDGE)}, got {knowledge!r}")
     if not (isinstance(n_digits, (int, np.integer)) and 2 <= n_digits <= 10):
-        raise InputError(f"n_digits: must be an integer in 2..10, got {n_digits!r}")
+        raise InputError(f"n_digits must be an integer in 2..10, got {n_digits!r}")
     if not (isinstance(n_positions, (int, np.integer)) and 1 <= n_positions <= 4):
-        raise InputError(f"n_positions: must be an integer in 1..4, got {n_positions!r}")
+        raise InputError(f"n_positions must be an integer in 1..4, got {n_positions!r}")
     sizes = dict(DEFAULT_N_TUPLES)
     for key, value in (n_tuples or {}).items():
         if key not in sizes:
             raise InputError(f"n_tuples: keys must be among {', '.join(SPLITS)}, got {key!r}")
         if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 0:
-            raise InputError(f"n_tuples[{key!r}]: must be an integer >= 0, got {value!r}")
+            raise InputError(f"n_tuples[{key!r}] must be an integer >= 0, got {value!r}")
         sizes[key] = int(value)
     if sizes["train"] < 1:
-        raise InputError(f"n_tuples['train']: must be at least 1, got {sizes['train']}")
+        raise InputError(f"n_tuples['train'] must be at least 1, got {sizes['train']}")
     observed = resolve_support(support, n_digits=n_digits, n_positions=n_positions)
     name = support if isinstance(support, str) else "custom"
 
@@ -530,12 +530,12 @@ def sample_table(task: DigitTask, *, split: str = "train", n: int = 12) -> pd.Da
     ((4, 7), ['digit', 'height', 'pixels', 'point', 'position', 'width', 'y'])
     """
     if split not in SPLITS:
-        raise InputError(f"split: must be one of {', '.join(SPLITS)}, got {split!r}")
+        raise InputError(f"split must be one of {', '.join(SPLITS)}, got {split!r}")
     data = task.splits[split]
     if len(data) == 0:
         raise InputError(f"split: {split!r} has no points to show")
     if not (isinstance(n, int) and n >= 1):
-        raise InputError(f"n: must be an integer >= 1, got {n!r}")
+        raise InputError(f"n must be an integer >= 1, got {n!r}")
     images = task.images
     height, width = task.image_shape
     rows = [
@@ -560,7 +560,7 @@ def sample_figure(samples: pd.DataFrame, *, n_cols: int = 4, knowledge: str = "s
     from ..report.figures import new_figure_grid
 
     if not (isinstance(n_cols, int) and n_cols >= 1):
-        raise InputError(f"n_cols: must be an integer >= 1, got {n_cols!r}")
+        raise InputError(f"n_cols must be an integer >= 1, got {n_cols!r}")
     points = sorted(samples["point"].unique())
     if not points:
         raise InputError("samples: the table has no points to show")
@@ -596,7 +596,7 @@ def sample_grid(task: DigitTask, *, split: str = "train", n_rows: int = 3, n_col
     is a deterministic function of the task.
     """
     if not (isinstance(n_rows, int) and isinstance(n_cols, int) and n_rows >= 1 and n_cols >= 1):
-        raise InputError(f"n_rows, n_cols: must be integers >= 1, got {n_rows!r}, {n_cols!r}")
+        raise InputError(f"n_rows, n_cols must be integers >= 1, got {n_rows!r}, {n_cols!r}")
     samples = sample_table(task, split=split, n=n_rows * n_cols)
     return sample_figure(
         samples,
@@ -721,7 +721,7 @@ def task_from_tables(
 def _same_images(source: str, digest: str) -> DigitImages:
     """The images the generate stage read, refused if the user's file changed since."""
     if source != SKLEARN and (not Path(source).is_file() or file_digest(source) != digest):
-        raise UserError(
+        raise InputError(
             f"shortcuts.digits.images: {source} is gone or changed since the generate stage "
             f"read it (sha256 {digest[:12]}...); rerun the generate stage"
         )

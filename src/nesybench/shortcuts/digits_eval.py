@@ -131,7 +131,7 @@ def parse_mitigation(text: str | Variant) -> Variant | str:
     if isinstance(text, Variant):
         return text
     if not isinstance(text, str) or not text:
-        raise InputError(f"mitigation: must be a non-empty name, got {text!r}")
+        raise InputError(f"mitigation must be a non-empty name, got {text!r}")
     if text == NEURAL:
         return NEURAL
     if text in ("label_only", "none"):
@@ -150,7 +150,7 @@ def parse_mitigation(text: str | Variant) -> Variant | str:
                 raise ValueError
         except ValueError:
             raise InputError(
-                "mitigation: expected label_only, neural, or parts concept_sup=F, entropy=W, "
+                "mitigation must be label_only, neural, or parts concept_sup=F, entropy=W, "
                 f"multitask={'|'.join(KNOWLEDGE)} joined by '+', got {text!r}"
             ) from None
     return Variant(**fields)
@@ -257,7 +257,7 @@ def predictions_from_labels(task: DigitTask, y_pred: Mapping[str, np.ndarray], *
         labels = np.asarray(y_pred.get(name, np.zeros(0)), dtype=np.int64)
         if labels.shape != data.y.shape:
             raise InputError(
-                f"y_pred[{name!r}]: expected {len(data)} predicted labels, got {labels.size}"
+                f"y_pred[{name!r}] must be {len(data)} predicted labels, got {labels.size}"
             )
         splits[name] = SplitPredictions(data.digits, data.y, labels)
     return _prediction_frame(task, splits, model=NEURAL, mitigation=NEURAL, seed=seed)
@@ -326,7 +326,7 @@ def concept_frame(pred: Predictions, split: str = "test"):
     ``nesybench score-concepts`` reads and the concept-head calibration takes."""
     _require_concepts(pred, "a concept table")
     if split not in pred.splits:
-        raise InputError(f"split: must be one of {', '.join(pred.splits)}, got {split!r}")
+        raise InputError(f"split must be one of {', '.join(pred.splits)}, got {split!r}")
     data = pred.splits[split]
     k = data.digits.shape[1]
     return concept_table(
@@ -388,7 +388,7 @@ def evaluate(
         ``map_is_optimum``.  Concept keys are NaN / None for the neural baseline.
     """
     if not (isinstance(min_acc_y, (int, float)) and 0.0 <= min_acc_y <= 1.0):
-        raise InputError(f"min_acc_y: must be a number in [0, 1], got {min_acc_y!r}")
+        raise InputError(f"min_acc_y must be a number in [0, 1], got {min_acc_y!r}")
     row = {
         "acc_y": _acc(pred.splits["test"]),
         "acc_y_ood": _acc(pred.splits["ood"]),
@@ -476,7 +476,7 @@ def _digit_knowledge(knowledge: str, n_digits: int, n_positions: int):
     if knowledge == "product":
         labels = [int(np.prod(state)) for state in all_states(domains)]
         return TableKnowledge.from_labels(domains, labels, source="product")
-    raise ValueError(f"knowledge must be sum or product, got {knowledge!r}")
+    raise InputError(f"knowledge must be sum or product, got {knowledge!r}")
 
 
 def counter_is_optimum(

@@ -34,6 +34,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import InputError
+
 _LOG_FLOOR = -745.0  # exp() of anything below is 0.0 in float64
 
 
@@ -59,7 +61,7 @@ class ConceptNetConfig:
 
     def __post_init__(self) -> None:
         if self.bias_init not in BIAS_INITS:
-            raise ValueError(f"bias_init must be one of {BIAS_INITS}, got {self.bias_init!r}")
+            raise InputError(f"bias_init must be one of {BIAS_INITS}, got {self.bias_init!r}")
 
 
 @dataclass

@@ -11,7 +11,7 @@ import argparse
 import time
 
 from ..cli_args import add_command, add_json, check_out, examples, write_out
-from ..errors import UserError
+from ..errors import InputError
 from ..io import csv_bytes, dumps_json
 from .cli import _memory_bytes
 
@@ -134,7 +134,7 @@ def check_task_arguments(args: argparse.Namespace) -> None:
     """Options that do not combine with ``--task`` (a task brings its own concepts)."""
     for option, value in (("--k", args.k), ("--domains", args.domains)):
         if value is not None:
-            raise UserError(f"{option}: a named task brings its own concepts; leave it out")
+            raise InputError(f"{option}: a named task brings its own concepts; leave it out")
 
 
 def _support_of(args, task) -> list[str] | None:
@@ -145,7 +145,7 @@ def _support_of(args, task) -> list[str] | None:
     if args.support is not None:
         states = _csv_states(args.support)
         if not states:
-            raise UserError("--support: expected at least one state, got ''")
+            raise InputError("--support must be at least one state, got ''")
         return states
     if args.support_file is not None:
         return _support_file(args.support_file, task.domains)
@@ -204,12 +204,12 @@ def _count_listed(args, task, support, supervised):
     from ..counting import CountingTask, count_optima
 
     if task.n_states > 2**22:
-        raise UserError(
+        raise InputError(
             f"--method/--fixed-permutation/--dimacs: {task.name} has {task.n_states:,} states, "
             "too many to list as a table; use the default method (its structure)"
         )
     if args.dimacs:
-        raise UserError(
+        raise InputError(
             "--dimacs: DIMACS encodings exist for binary xor/CNF knowledge only; a named task "
             "is a label table"
         )
@@ -339,7 +339,7 @@ def run_named_plan(args: argparse.Namespace) -> int:
     task = get_task(args.task)
     support = _support_of(args, task)
     if _supervised(args):
-        raise UserError("--supervised: a named task's plan starts from no concept labels")
+        raise InputError("--supervised: a named task's plan starts from no concept labels")
     plan = plan_task(
         task,
         args.budget,

@@ -88,11 +88,11 @@ class NesyConfig:
         for name in ("hidden", "epochs", "batch_size"):
             value = getattr(self, name)
             if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
-                raise InputError(f"{name}: must be an integer >= 1, got {value!r}")
+                raise InputError(f"{name} must be an integer >= 1, got {value!r}")
         for name in ("lr", "init_scale"):
             value = getattr(self, name)
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
-                raise InputError(f"{name}: must be a finite number > 0, got {value!r}")
+                raise InputError(f"{name} must be a finite number > 0, got {value!r}")
 
 
 DEFAULT_CONFIG = NesyConfig()
@@ -121,14 +121,14 @@ class Variant:
             and not isinstance(self.concept_sup, bool)
             and 0.0 <= self.concept_sup <= 1.0
         ):
-            raise InputError(f"concept_sup: must be a fraction in [0, 1], got {self.concept_sup!r}")
+            raise InputError(f"concept_sup must be a fraction in [0, 1], got {self.concept_sup!r}")
         for name in ("entropy_weight", "multitask_weight", "concept_weight"):
             value = getattr(self, name)
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
-                raise InputError(f"{name}: must be a finite number >= 0, got {value!r}")
+                raise InputError(f"{name} must be a finite number >= 0, got {value!r}")
         if self.multitask is not None and self.multitask not in KNOWLEDGE:
             raise InputError(
-                f"multitask: must be None or one of {', '.join(KNOWLEDGE)}, got {self.multitask!r}"
+                f"multitask must be None or one of {', '.join(KNOWLEDGE)}, got {self.multitask!r}"
             )
 
     @property

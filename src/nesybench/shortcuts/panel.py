@@ -46,7 +46,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, UserError
+from ..errors import InputError
 from ..logic.states import state_str
 from ..metrics import plain
 
@@ -533,7 +533,7 @@ def unpack_concept_table(
     per-concept probability matrices ``probs[j]`` ``(n, V_j)``.  The columns are
     checked by :func:`nesybench.tables.validate_table` (kinds, nulls, ranges,
     first offending row); the table's structure here.  Any violation raises
-    one ``UserError`` line naming ``source``.
+    one ``InputError`` line naming ``source``.
     """
     from ..tables import validate_table
 
@@ -545,7 +545,7 @@ def unpack_concept_table(
     gaps = np.flatnonzero(present != np.arange(len(present)))
     if gaps.size:
         absent = int(gaps[0])
-        raise UserError(
+        raise InputError(
             f"{source}: concepts must be numbered 0, 1, 2, ... without gaps; concept {absent} "
             f"has no rows (the next concept present is {int(present[absent])})"
         )
@@ -555,7 +555,7 @@ def unpack_concept_table(
         per_point = pd.Series(concepts).groupby(points).nunique()
         bad = int(per_point[per_point < k].index[0])
         have = sorted(concepts[points == bad].tolist())
-        raise UserError(
+        raise InputError(
             f"{source}: point {bad} is missing some concepts: has {have}, expected 0..{k - 1}"
         )
     raw = df["probs"].tolist()
@@ -568,14 +568,14 @@ def unpack_concept_table(
         widths = np.unique(lengths[rows])
         if len(widths) != 1:
             first = int(rows[np.flatnonzero(lengths[rows] != lengths[rows[0]])[0]])
-            raise UserError(
+            raise InputError(
                 f"{source}: probs of concept {j} have different lengths {widths.tolist()} "
                 f"(row {first} has {int(lengths[first])}, row {int(rows[0])} has "
                 f"{int(lengths[rows[0]])}); every row of one concept must list the same values"
             )
         width = int(widths[0])
         if width < 2:
-            raise UserError(
+            raise InputError(
                 f"{source}: probs of concept {j} list {width} value{'s' if width != 1 else ''} "
                 f"(row {int(rows[0])}); a concept needs at least 2 values"
             )
@@ -584,7 +584,7 @@ def unpack_concept_table(
         )
         if (mat < 0).any():
             i = int(np.nonzero((mat < 0).any(axis=1))[0][0])
-            raise UserError(
+            raise InputError(
                 f"{source}: probs has a negative value {plain(mat[i][mat[i] < 0][0])} "
                 f"(row {int(rows[i])}: point {points[rows[i]]}, concept {j})"
             )
@@ -592,14 +592,14 @@ def unpack_concept_table(
         off = np.abs(sums - 1.0) > SUM_TOL
         if off.any():
             i = int(np.nonzero(off)[0][0])
-            raise UserError(
+            raise InputError(
                 f"{source}: probs must sum to 1 within {SUM_TOL:g}, got {plain(sums[i])} "
                 f"(row {int(rows[i])}: point {points[rows[i]]}, concept {j})"
             )
         g = gold[rows]
         if (g >= width).any():
             i = int(np.nonzero(g >= width)[0][0])
-            raise UserError(
+            raise InputError(
                 f"{source}: gold must be in 0..{width - 1} for concept {j} (len(probs) = {width}), "
                 f"got {int(g[i])} (row {int(rows[i])}: point {points[rows[i]]})"
             )

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..errors import UserError
+from ..errors import InputError
 from ..logic.knowledge import all_states, state_str
 from ..sweep import check_claims, claim_table, distribution_table, sweep_metrics
 from . import printing
@@ -44,7 +44,7 @@ def _generated_fracs(params: dict) -> dict[str, list[float]]:
     the demo task."""
     demo = params["demo"]
     if demo["task"] not in params["tasks"]:
-        raise UserError(
+        raise InputError(
             "params.yaml: shortcuts.demo.task must be one of "
             f"{', '.join(sorted(params['tasks']))}, got {demo['task']!r}"
         )

@@ -32,7 +32,7 @@ import pandas as pd
 from ..counting import CountingTask, count_shared
 from ..counting.factor import CountRefused
 from ..counting.tasks import count_task, exact_text, get_task, plan_task
-from ..errors import InputError, UserError, check_claim
+from ..errors import InputError, check_claim
 from ..logic.knowledge import make_knowledge
 from ..logic.states import state_str
 
@@ -158,7 +158,7 @@ def rsbench_count_tables(params: dict, *, log=lambda message: None) -> RsbenchCo
     planned = {get_task(n).name for n in plan.get("tasks", [])}
     unknown = planned - set(names)
     if unknown:
-        raise UserError(
+        raise InputError(
             "params.yaml: shortcuts.rsbench.plan.tasks must be among shortcuts.rsbench.tasks, "
             f"got {sorted(unknown)[0]!r}"
         )

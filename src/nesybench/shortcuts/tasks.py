@@ -24,7 +24,7 @@ import numpy as np
 
 from ..counting.optima import label_class_sizes
 from ..counting.task import support_states
-from ..errors import UserError, check_claim
+from ..errors import InputError, check_claim
 from ..logic.knowledge import Knowledge, all_states, make_knowledge, parse_state, state_str
 from ..seeds import child_rng
 
@@ -73,9 +73,9 @@ def random_3cnf(k: int, m: int, rng: np.random.Generator) -> Knowledge:
     decided by one exact model count, so it works at any k.
     """
     if k < 1:
-        raise UserError(f"k: must be >= 1, got {k}")
+        raise InputError(f"k must be >= 1, got {k}")
     if m < 1:
-        raise UserError(f"m: a random 3-CNF needs at least 1 clause, got {m}")
+        raise InputError(f"m: a random 3-CNF needs at least 1 clause, got {m}")
     for _ in range(RANDOM_CNF_MAX_DRAWS):
         clauses = []
         for _ in range(m):
@@ -90,7 +90,7 @@ def random_3cnf(k: int, m: int, rng: np.random.Generator) -> Knowledge:
         n0, n1 = label_class_sizes(knowledge)
         if n0 > 0 and n1 > 0:
             return knowledge
-    raise UserError(
+    raise InputError(
         f"random 3-CNF: no draw with both labels in {RANDOM_CNF_MAX_DRAWS} tries at k={k}, m={m}"
     )
 
@@ -101,14 +101,14 @@ def resolve_knowledge(name: str, spec: dict, *, seed: int) -> Knowledge:
     kind, k = spec["knowledge"], spec["k"]
     if kind == "random3cnf":
         if "m" not in spec:
-            raise UserError(f"{where}.m: a random3cnf task needs m (number of clauses)")
+            raise InputError(f"{where}.m: a random3cnf task needs m (number of clauses)")
         return random_3cnf(k, spec["m"], child_rng(seed, "knowledge", name))
     if "m" in spec:
-        raise UserError(f"{where}.m: only a random3cnf task takes m, got knowledge {kind!r}")
+        raise InputError(f"{where}.m: only a random3cnf task takes m, got knowledge {kind!r}")
     try:
         return make_knowledge(kind, k)
-    except UserError as exc:
-        raise UserError(f"{where}: {exc}") from None
+    except InputError as exc:
+        raise InputError(f"{where}: {exc}") from None
 
 
 @dataclass
@@ -146,7 +146,7 @@ class ConceptTask:
 
 def _check_count(value, name: str, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise UserError(f"{name}: must be an integer >= {minimum}, got {value!r}")
+        raise InputError(f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(value)
 
 
@@ -200,17 +200,17 @@ def make_task(
         raise TypeError(f"knowledge must be a Knowledge, got {type(knowledge).__name__}")
     k = knowledge.k
     if k > MAX_TASK_K:
-        raise UserError(
+        raise InputError(
             f"k: a generated task enumerates its 2^k states; k must be <= {MAX_TASK_K}, got {k}"
         )
     n_train = _check_count(n_train_per_state, "n_train_per_state", 1)
     n_test = _check_count(n_test_per_state, "n_test_per_state", 1)
     n_distractors = _check_count(n_distractors, "n_distractors", 0)
     if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not noise >= 0:
-        raise UserError(f"noise: must be a number >= 0, got {noise!r}")
+        raise InputError(f"noise must be a number >= 0, got {noise!r}")
     labels = knowledge.labels(all_states(k))
     if labels.min() == labels.max():
-        raise UserError(
+        raise InputError(
             f"knowledge: a task needs both labels among the 2^{k} states; {knowledge.describe()} "
             f"gives only label {labels[0]}"
         )
@@ -358,7 +358,7 @@ def task_from_rows(
     exactly)."""
     rows = points[(points["task"] == name) & (points["support_frac"] == support_frac)]
     if rows.empty:
-        raise UserError(
+        raise InputError(
             f"no generated points for task {name!r} at support {support_frac:g}; rerun the "
             "generate stage"
         )

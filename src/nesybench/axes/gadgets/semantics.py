@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...errors import check_claim
+from ...errors import InputError, check_claim
 from ...reasoning.chainer import forward_chain
 from ...reasoning.terms import Atom
 from ...seeds import child_rng
@@ -36,7 +36,7 @@ def candidate_additions(n: int, *, seed: int) -> list[Atom]:
     pool += [academic.atom(c, p) for c in ("professor", "student") for p in academic.PEOPLE]
     pool = sorted(a for a in pool if a not in present)
     if not 1 <= n <= len(pool):
-        raise ValueError(f"n must be in [1, {len(pool)}], got {n}")
+        raise InputError(f"n must be in [1, {len(pool)}], got {n}")
     rng = child_rng(seed, "semantics")
     return [pool[int(i)] for i in sorted(rng.choice(len(pool), size=n, replace=False))]
 

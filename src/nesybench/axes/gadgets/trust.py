@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...errors import check_claim
+from ...errors import InputError, check_claim
 from ...reasoning.chainer import forward_chain
 from ...reasoning.terms import Atom
 from . import academic
@@ -33,7 +33,7 @@ def extract(extractor: str) -> list[Atom]:
         return truth
     if extractor == "swapped":
         return [Atom(SWAP[a.pred], a.args) for a in truth]
-    raise ValueError(f"extractor must be 'faithful' or 'swapped', got {extractor!r}")
+    raise InputError(f"extractor must be 'faithful' or 'swapped', got {extractor!r}")
 
 
 def run() -> list[TrustRow]:
