@@ -10,7 +10,7 @@
 #   workflow/rules/report.smk       report.html / report.md, metrics JSON
 import sys
 
-from nesybench.errors import UserError, one_line
+from nesybench.errors import InputError, one_line
 from nesybench.params import load_params
 from nesybench.runlock import check_other_runner_idle
 
@@ -26,7 +26,7 @@ if config:
 try:
     config.update(load_params("params.yaml"))
     check_other_runner_idle(workflow.basedir)
-except UserError as exc:
+except InputError as exc:
     print(f"error: {one_line(exc)}", file=sys.stderr)
     sys.exit(2)
 

@@ -164,7 +164,8 @@ def test_the_stratify_knob_reaches_the_split(root):
     variants = [
         read_parquet(
             root
-            / f"data/calibrate/calibration/variant/variant-{VARIANT}/seed-{s}/variant_summary.parquet"
+            / f"data/calibrate/calibration/variant/variant-{VARIANT}/seed-{s}"
+            / "variant_summary.parquet"
         )
         for s in range(N_SEEDS)
     ]

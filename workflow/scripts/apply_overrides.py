@@ -17,7 +17,7 @@ from pathlib import Path
 
 import yaml
 
-from nesybench.errors import UserError, report_stop
+from nesybench.errors import InputError, report_stop
 from nesybench.io import atomic_write_text
 from nesybench.params import load_yaml, schema_dir_for, validate_params
 
@@ -34,7 +34,7 @@ def deep_merge(base: dict, override: dict) -> dict:
 def _read(path: Path, what: str) -> dict:
     data = load_yaml(path, what=what)  # the params loader: plain YAML, bounded
     if not isinstance(data, dict):
-        raise UserError(f"{path}: the {what} must be a mapping of params sections")
+        raise InputError(f"{path}: the {what} must be a mapping of params sections")
     return data
 
 
@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
         merged = deep_merge(_read(args.params, "params file"), _read(args.overrides, "overrides"))
         validate_params(merged, schema_dir=schema_dir_for(args.params), source=str(args.overrides))
         atomic_write_text(args.params, yaml.safe_dump(merged, sort_keys=False))
-    except UserError as exc:
+    except InputError as exc:
         return report_stop(exc)
     print(f"merged {args.overrides} into {args.params}")
     return 0
