@@ -5,6 +5,7 @@
 - every `nesybench ...` command of a ```sh or ```console block parses with the command's own
   parser, and those whose input files are in the repository (and that write nothing) run, with
   exit status 0;
+- every ```console session that needs no pipeline run is replayed and prints what it shows;
 - the Python examples of docs/api.md run as doctests;
 - the README stays a page a newcomer reads in minutes and starts with the two commands of a
   fresh machine.
@@ -15,8 +16,11 @@ from __future__ import annotations
 import contextlib
 import doctest
 import io
+import os
 import re
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -197,3 +201,55 @@ def test_the_library_examples_run():
     )
     assert result.attempted >= 10, result
     assert result.failed == 0, result
+
+
+REPLAYABLE = ("nesybench", "python", "sed", "head", "cat")
+TIMING = re.compile(r"\b\d+(\.\d+)? s\b")  # wall-clock seconds in a pasted line vary by machine
+
+
+def console_sessions(page: Path) -> list[tuple[str, list[tuple[str, list[str]]]]]:
+    """(where, [(command, expected output lines)]) of every ```console block whose commands
+    are all replayable here (no pipeline runs: those are the end-to-end tests' work)."""
+    out = []
+    for lang, start, lines in code_blocks(page):
+        if lang != "console":
+            continue
+        steps, k = [], 0
+        while k < len(lines):
+            assert lines[k].startswith("$ "), f"{_rel(page)}:{start + k}: output before a prompt"
+            command, k = lines[k][2:], k + 1
+            heredoc = re.search(r"<<'(\w+)'", command)
+            if heredoc:
+                end = lines.index(heredoc.group(1), k)
+                command = "\n".join([command, *lines[k : end + 1]])
+                k = end + 1
+            expected = []
+            while k < len(lines) and not lines[k].startswith("$ "):
+                expected.append(lines[k])
+                k += 1
+            steps.append((command, expected))
+        if all(shlex.split(c, comments=True)[0] in REPLAYABLE for c, _ in steps):
+            out.append((f"{_rel(page)}:{start}", steps))
+    return out
+
+
+SESSIONS = [s for page in PAGES for s in console_sessions(page)]
+
+
+def test_the_docs_show_a_session_to_replay():
+    assert SESSIONS, "no ```console session found to replay"
+
+
+@pytest.mark.parametrize(("where", "steps"), SESSIONS, ids=[w for w, _ in SESSIONS])
+def test_console_sessions_print_what_the_docs_show(where, steps, tmp_path):
+    """Each command of the session runs in a fresh folder and prints the lines shown (timings
+    aside), so a pasted session cannot drift from what the code prints."""
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("PYTHONPATH", None)
+    for command, expected in steps:
+        proc = subprocess.run(
+            ["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True
+        )
+        assert proc.returncode == 0, f"{where}: {command.splitlines()[0]}\n{proc.stderr[-2000:]}"
+        got = [TIMING.sub("<t> s", line) for line in proc.stdout.splitlines()]
+        assert got == [TIMING.sub("<t> s", line) for line in expected], f"{where}: {command}"
