@@ -253,3 +253,26 @@ def test_console_sessions_print_what_the_docs_show(where, steps, tmp_path):
         assert proc.returncode == 0, f"{where}: {command.splitlines()[0]}\n{proc.stderr[-2000:]}"
         got = [TIMING.sub("<t> s", line) for line in proc.stdout.splitlines()]
         assert got == [TIMING.sub("<t> s", line) for line in expected], f"{where}: {command}"
+
+
+def _options_of(command: str) -> set[str]:
+    parser = build_parser(command)
+    sub = next(a for a in parser._actions if a.dest == "command").choices[command]
+    return {o for action in sub._actions for o in action.option_strings}
+
+
+TABLE_ROWS = [
+    (f"{_rel(page)}:{number}", re.match(r"\| `nesybench ([\w-]+)", line).group(1), line)
+    for page in PAGES
+    for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1)
+    if line.startswith("| `nesybench ")
+]
+
+
+def test_every_option_a_command_table_names_is_an_option_of_that_command():
+    assert len(TABLE_ROWS) >= 10
+    unknown = []
+    for where, command, line in TABLE_ROWS:
+        named = set(re.findall(r"(?<![\w-])(--[a-z][\w-]*)", line))
+        unknown += [f"{where}: {command} {o}" for o in sorted(named - _options_of(command))]
+    assert not unknown, "options no parser knows:\n" + "\n".join(unknown)
