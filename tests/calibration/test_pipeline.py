@@ -294,7 +294,7 @@ def test_report_section_reads_artifacts(root):
     assert "What each claim depends on: its rate over seeds at each measured level" in titles
     assert any(t.startswith("Temperature claims conditional") for t in titles)
     fig = [b for b in blocks if isinstance(b, Figure)][0]
-    assert len(fig.figure.axes) == 4
+    assert len(fig.figure.axes) == 8  # four reliability diagrams, each over its bin counts
 
 
 def test_the_in_memory_chain_is_the_default_run(root):

@@ -205,3 +205,31 @@ def test_report_renders_every_section_table_and_figure_without_console_errors(sh
     shot = ARTIFACTS / "report.png"
     proc = _chromium(common, f"--screenshot={shot}", "--window-size=1280,2400", url)
     assert proc.returncode == 0 and shot.exists() and shot.stat().st_size > 10_000
+
+
+def test_no_figure_of_the_report_prints_labels_over_each_other(shared_run):
+    """Every figure as the report builds it from a real run: no two drawn texts overlap."""
+    import importlib
+
+    from nesybench import INSTRUMENT_MODULES
+    from nesybench.artifacts import registry
+    from nesybench.report.blocks import Figure
+    from nesybench.report.figures import figure_style
+    from nesybench.report.loader import ReportLoader
+
+    from ..report.legibility import overlapping_texts
+
+    root, _ = shared_run
+    params = yaml.safe_load((root / "params.yaml").read_text())
+    checked, crowded = [], {}
+    with figure_style():
+        for instrument, modules in INSTRUMENT_MODULES.items():
+            report = importlib.import_module(modules["report"])
+            loader = ReportLoader(root, registry(instrument), params[instrument])
+            for block in report.section(loader):
+                if isinstance(block, Figure):
+                    checked.append(block.name)
+                    if hits := overlapping_texts(block.figure):
+                        crowded[block.name] = hits[:5]
+    assert crowded == {}, f"texts printed over each other: {crowded}"
+    assert len(checked) == len(list((root / "reports" / "figures").glob("*.png"))) >= 10

@@ -56,6 +56,7 @@ def profile_figure(profile: pd.DataFrame, *, n_seeds: int):
             ax.set_xticks(x, list(line["level"]))
         ax.set_title(AXIS_TITLES.get(axis, axis), fontsize=9)
         ax.set_ylim(0.0, 1.05)
+        ax.margins(x=0.15)  # room for the end levels' names ("canonical", "negated")
     for k in range(len(axes_names), nrows * ncols):
         grid[k // ncols][k % ncols].set_visible(False)
     for row in grid:

@@ -13,13 +13,22 @@ from .printing import reliability_display
 
 
 def reliability_figure(panels: dict[str, pd.DataFrame], *, title: str):
-    """Reliability diagram(s): accuracy vs confidence per non-empty bin, 95% Wilson bars, counts
-    annotated."""
+    """Reliability diagram(s): accuracy vs confidence per non-empty bin with 95% Wilson bars
+    above, and below each the number of points per bin as bars over the bin's own range (the
+    classic layout: bin counts printed beside the points overlap wherever bins are close)."""
     from ..report.figures import new_figure_grid
 
-    fig, axes = new_figure_grid(1, len(panels), width=3.0 * len(panels), height=3.4, squeeze=False)
-    axes = axes[0]
-    for ax, (name, table) in zip(axes, panels.items()):
+    fig, axes = new_figure_grid(
+        2,
+        len(panels),
+        width=3.0 * len(panels),
+        height=4.2,
+        squeeze=False,
+        sharex=True,
+        gridspec_kw={"height_ratios": [3, 1]},
+    )
+    top, bottom = axes
+    for ax, hist, (name, table) in zip(top, bottom, panels.items()):
         shown = table[table["count"] > 0]
         ax.plot([0, 1], [0, 1], color="0.6", linestyle="--", linewidth=1)
         ax.errorbar(
@@ -30,15 +39,32 @@ def reliability_figure(panels: dict[str, pd.DataFrame], *, title: str):
             capsize=3,
             color="C0",
         )
-        for conf, acc, n in zip(shown["conf"], shown["acc"], shown["count"]):
-            ax.annotate(
-                f"n={int(n)}", (conf, acc), textcoords="offset points", xytext=(4, -10), fontsize=7
-            )
         ax.set_xlim(-0.02, 1.02)
         ax.set_ylim(-0.02, 1.02)
         ax.set_title(name, fontsize=9)
-        ax.set_xlabel("mean confidence in bin")
-    axes[0].set_ylabel("observed accuracy")
+        hist.bar(
+            shown["lo"],
+            shown["count"],
+            width=shown["hi"] - shown["lo"],
+            align="edge",
+            color="C0",
+            alpha=0.6,
+            edgecolor="white",
+        )
+        for lo, hi, n in zip(shown["lo"], shown["hi"], shown["count"]):
+            hist.annotate(
+                f"{int(n)}",
+                ((lo + hi) / 2, n),
+                textcoords="offset points",
+                xytext=(0, 1),
+                ha="center",
+                va="bottom",
+                fontsize=7,
+            )
+        hist.set_ylim(0, 1.35 * float(table["count"].max() or 1))
+        hist.set_xlabel("mean confidence in bin")
+    top[0].set_ylabel("observed accuracy")
+    bottom[0].set_ylabel("points")
     fig.suptitle(title, fontsize=9)
     return fig
 
@@ -235,7 +261,8 @@ def section(loader) -> list[Block]:
             "Reliability diagrams",
             reliability_figure(
                 {"before: sigmoid(s)": before, **{m: after[after["method"] == m] for m in METHODS}},
-                title=f"seed {seed}, evaluation half; bars = 95% Wilson interval, n = bin count",
+                title=f"seed {seed}, evaluation half; bars = 95% Wilson interval; "
+                "below: points per bin",
             ),
             name="calibration-reliability",
             caption="Points on the dashed diagonal are calibrated; bins holding one or two points "

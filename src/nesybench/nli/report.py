@@ -35,6 +35,10 @@ def per_depth_figure(per_depth_dist: pd.DataFrame, *, n_seeds: int):
             marker="o" if metric == "label_acc" else "s",
             linestyle="-" if metric == "label_acc" else "--",
             color=COLORS.get(system, "tab:gray"),
+            # hollow, larger proof markers: where the two accuracies coincide (the pipeline's
+            # label acc is its proof acc) both stay visible
+            markerfacecolor="none" if metric == "proof_acc" else None,
+            markersize=8 if metric == "proof_acc" else 5,
             capsize=3,
             label=f"{system}: {metric.replace('_acc', '')} acc",
         )

@@ -73,7 +73,6 @@ __all__ = [
     "concept_frame",
     "evaluate",
     "sweep_cell",
-    "COUNTER_WIRED",
     "counter_is_optimum",
     "counter_count",
     "directional_claims",
@@ -374,7 +373,7 @@ def evaluate(
         ``is_optimum(digit_map, support=..., knowledge=..., n_digits=...)`` with
         ``digit_map`` a dict true digit -> predicted digit (the ``shared``
         family) and ``support`` a list of digit tuples; None leaves
-        ``map_is_optimum`` None.  Wire :func:`counter_is_optimum` here.
+        ``map_is_optimum`` None.  The pipeline passes :func:`counter_is_optimum`.
     min_acc_y : test AccY at which a model counts as label-perfect on the support.
     n_bins : bins of ECE(C).
 
@@ -461,9 +460,8 @@ def sweep_cell(
     }
 
 
-# The digit-map checks call the one counter (nesybench.counting): the shared family, one map
-# applied to every position, is what a single digit classifier can land on.
-COUNTER_WIRED = True
+# The digit-map checks below call the one counter (nesybench.counting): the shared family, one
+# map applied to every position, is what a single digit classifier can land on.
 
 
 def _digit_knowledge(knowledge: str, n_digits: int, n_positions: int):

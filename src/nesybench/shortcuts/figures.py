@@ -56,7 +56,7 @@ def seeds_figure(summary: pd.DataFrame, keys, *, labels=("label-only", "supervis
             values = summary[f"{prefix}_{key}"].to_numpy(dtype=float)
             offsets = np.linspace(-0.12, 0.12, len(values)) if len(values) > 1 else [0.0]
             ax.plot(i + np.asarray(offsets), values, "o", color=f"C{i}", markersize=3, alpha=0.8)
-        ax.set_xticks([0, 1], labels, fontsize=6, rotation=30)
+        ax.set_xticks([0, 1], labels, fontsize=7, rotation=30)
         ax.set_xlim(-0.5, 1.5)
         ax.set_ylim(-0.05, 1.05)
         ax.set_title(key, fontsize=8)
@@ -79,7 +79,7 @@ def confusion_figure(confusion: pd.DataFrame, models, *, titles=None):
                 if counts[t, p]:
                     colour = "white" if share[t, p] > 0.5 else "black"
                     ax.text(
-                        p, t, str(counts[t, p]), ha="center", va="center", fontsize=5, color=colour
+                        p, t, str(counts[t, p]), ha="center", va="center", fontsize=6, color=colour
                     )
         ax.set_xticks(range(V))
         ax.set_yticks(range(V))
@@ -91,12 +91,10 @@ def confusion_figure(confusion: pd.DataFrame, models, *, titles=None):
 
 def digit_incidence_figure(incidence: pd.DataFrame):
     """Shortcut incidence of each (support, mitigation) against the support's log2 N_opt from
-    the counter, one marker per mitigation, 95% Wilson bars.  While the categorical counter is
-    not wired the x axis is the number of observed digit tuples instead (stated on the axis)."""
+    the counter, one marker per mitigation, 95% Wilson bars."""
     fig, ax = new_figure(5.6, 3.6)
     shown = incidence[incidence["mitigation"] != "neural"]
-    counted = bool(np.isfinite(shown["log2_n_opt"]).all())
-    x_col = "log2_n_opt" if counted else "n_support"
+    x_col = "log2_n_opt"
     markers = "osD^vP*Xh"
     for i, mitigation in enumerate(dict.fromkeys(shown["mitigation"])):
         rows = shown[shown["mitigation"] == mitigation].sort_values(x_col)
@@ -111,16 +109,20 @@ def digit_incidence_figure(incidence: pd.DataFrame):
             markersize=5,
             label=mitigation,
         )
-    if counted:
-        ax.set_xlabel("log2 N_opt of the support (shared digit maps, the counter)")
-    else:
-        ax.set_xlabel("observed digit tuples |support| (log2 N_opt pending: counting v2)")
-        ax.invert_xaxis()
-    for support, row in shown.drop_duplicates("support").set_index("support").iterrows():
-        ax.annotate(support, (row[x_col], 1.03), fontsize=6, ha="center")
+    ax.set_xlabel("log2 N_opt of the support (shared digit maps, the counter)")
+    # One label per x position: supports with the same count (full and same_parity both have
+    # log2 N_opt = 0) share it, instead of being printed over each other.
+    at_x: dict[float, list[str]] = {}
+    for support, x in zip(shown["support"], shown[x_col]):
+        names = at_x.setdefault(round(float(x), 6), [])
+        if support not in names:
+            names.append(support)
+    for x, names in at_x.items():
+        ax.annotate(", ".join(names), (x, 1.03), fontsize=7, ha="center")
     ax.set_ylabel("shortcut incidence over seeds")
     ax.set_ylim(-0.03, 1.1)
-    ax.legend(fontsize=6, loc="center right")
+    ax.margins(x=0.12)
+    fig.legend(fontsize=7, loc="outside right center")
     return fig
 
 
@@ -131,7 +133,13 @@ def class_reliability_figure(reliability: pd.DataFrame, models, *, titles=None):
         int(c) for c in reliability.loc[reliability["target"] == "class", "class"].unique()
     )
     fig, axes = new_figure_grid(
-        len(models), len(classes), width=1.2 * len(classes), height=1.5 * len(models), squeeze=False
+        len(models),
+        len(classes),
+        width=1.05 * len(classes),
+        height=1.3 * len(models) + 0.7,
+        squeeze=False,
+        sharex=True,
+        sharey=True,
     )
     for r, (model, title) in enumerate(zip(models, titles or models)):
         for c, digit in enumerate(classes):
@@ -155,11 +163,15 @@ def class_reliability_figure(reliability: pd.DataFrame, models, *, titles=None):
                 )
             ax.set_xlim(-0.02, 1.02)
             ax.set_ylim(-0.02, 1.02)
-            ax.set_xticks([])
-            ax.set_yticks([])
+            ax.set_xticks([0, 0.5, 1], ["0", ".5", "1"])
+            ax.set_yticks([0, 0.5, 1], ["0", ".5", "1"])
+            ax.tick_params(labelsize=6, length=2, pad=1)
             if r == 0:
                 ax.set_title(f"digit {digit}", fontsize=7)
             if c == 0:
-                ax.set_ylabel(title, fontsize=6)
-    axes[0][0].legend(fontsize=5, loc="upper left")
+                ax.set_ylabel(f"{title}\naccuracy", fontsize=7)
+    fig.supxlabel("confidence (mean in bin)", fontsize=7)
+    # The legend above the panels, not inside one (where it hid that panel's points).
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside upper center", ncols=2, fontsize=7, frameon=False)
     return fig

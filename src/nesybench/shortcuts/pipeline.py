@@ -444,17 +444,17 @@ def _digit_predictions(ctx):
 
 
 def score_digits(ctx) -> None:
-    """One block: every digit model's panel, map, shortcut flag (and, once the categorical
-    counter is wired, whether its map is a counted optimum) and its confusion matrix."""
+    """One block: every digit model's panel, map, shortcut flag, whether its map is one of the
+    counter's optima, and its confusion matrix."""
     from . import digit_sweep
-    from .digits_eval import COUNTER_WIRED, counter_is_optimum
+    from .digits_eval import counter_is_optimum
 
     d = ctx.params["digits"]
     runs, confusion = digit_sweep.score_block(
         _digit_predictions(ctx),
         min_acc_y=float(d["min_acc_y"]),
         n_bins=int(d["n_bins"]),
-        is_optimum=counter_is_optimum if COUNTER_WIRED else None,
+        is_optimum=counter_is_optimum,
     )
     ctx.write_table("digit_runs", runs, key=["support", "mitigation", "seed"])
     ctx.write_table(
@@ -613,12 +613,9 @@ def _aggregate_incidence(ctx, runs: pd.DataFrame) -> dict:
 
 
 def _digit_counts(ctx) -> dict:
-    """log2 N_opt and n_distinct of every digit support, from the categorical counter (empty
-    until it is wired: the tables then say pending)."""
-    from .digits_eval import COUNTER_WIRED, counter_count
+    """log2 N_opt and n_distinct of every digit support, from the categorical counter."""
+    from .digits_eval import counter_count
 
-    if not COUNTER_WIRED:
-        return {}
     supports = ctx.read_table("digit_supports", stage="generate")
     out = {}
     for name, rows in supports.groupby("support", sort=True):

@@ -114,7 +114,8 @@ def _sweep_wide(sweep: pd.DataFrame) -> pd.DataFrame:
 
 
 def _counts_as_text(df: pd.DataFrame, columns) -> pd.DataFrame:
-    """Count columns that may be missing (pending, or no concepts) as integers or a dash."""
+    """Count columns that may be missing (the neural baseline has no concepts) as integers or a
+    dash."""
     df = df.copy()
     for col in columns:
         df[col] = ["–" if pd.isna(v) else str(int(v)) for v in df[col]]
@@ -153,7 +154,6 @@ def sweep_blocks(loader) -> list[Block]:
     p, d = loader.params, loader.params["digits"]
     summary = loader.table("score", "digit_summaries")
     incidence = loader.table("score", "digit_incidence")
-    counted = bool(incidence["log2_n_opt"].notna().all())
     return [
         Heading("The mitigation sweep on real digits", level=3),
         *sweep_tables(
@@ -186,12 +186,7 @@ def sweep_blocks(loader) -> list[Block]:
             params={"min AccY": d["min_acc_y"]},
             note="shortcut = label-perfect on the support (test AccY >= min AccY) and the learned "
             "digit map is not the identity; map is optimum = the counter's membership test. "
-            + (
-                "log2 N_opt and n_distinct from the categorical counter (shared digit maps)."
-                if counted
-                else "log2 N_opt, n_distinct and the map's membership are **pending**: they come "
-                "from the categorical counter (counting v2), which is not merged yet."
-            ),
+            "log2 N_opt and n_distinct from the categorical counter (shared digit maps).",
             floatfmt="{:.3f}",
         ),
         Figure(

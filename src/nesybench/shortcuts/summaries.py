@@ -302,7 +302,7 @@ def digit_incidence(
     """Per (support, mitigation): how many seeds land label-perfect, on the identity map
     (label-perfect or not), on a shortcut (rate with a 95% Wilson interval) and on one of the
     counter's optima, beside the support's size and its ``log2 N_opt`` and ``n_distinct`` from
-    the counter (NaN while the categorical counter is not wired)."""
+    the counter (NaN for a support ``counts`` does not name)."""
     rows = []
     for support in supports:
         counted = counts.get(support, {})
