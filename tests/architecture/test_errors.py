@@ -69,7 +69,8 @@ def test_no_tracked_file_names_the_old_class():
     files = subprocess.run(
         ["git", "ls-files", "*.py", "*.md", "*.smk"], cwd=ROOT, capture_output=True, text=True
     ).stdout.split()
-    named = [f for f in files if re.search(r"\bUserError\b", (ROOT / f).read_text())]
+    this = Path(__file__).relative_to(ROOT).as_posix()
+    named = [f for f in files if f != this and re.search(r"\bUserError\b", (ROOT / f).read_text())]
     assert not named, named
 
 
