@@ -458,7 +458,12 @@ def test_the_corruption_rate_reaches_the_claims(root):
     variants = pd.concat(
         [
             read_parquet(
-                root / AGG / f"variant-{VARIANT}" / f"seed-{s}" / "variant_summary.parquet"
+                root
+                / AGG
+                / "variant"
+                / f"variant-{VARIANT}"
+                / f"seed-{s}"
+                / "variant_summary.parquet"
             )
             for s in range(N_SEEDS)
         ]

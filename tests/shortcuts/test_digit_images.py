@@ -170,10 +170,10 @@ def npz_run(tmp_path_factory):
 
 
 def _t(root, stage, name, block=None):
-    folder = root / "data" / stage / "shortcuts"
-    if block is not None:
-        folder = folder / f"block-{block}"
-    return read_parquet(folder / f"{name}.parquet")
+    from nesybench.shortcuts.artifacts import ARTIFACTS
+
+    wildcards = {} if block is None else {"block": block}
+    return read_parquet(root / ARTIFACTS.path(stage, name, **wildcards))
 
 
 def test_digit_stages_run_on_the_users_npz(npz_run):

@@ -16,7 +16,7 @@ from nesybench.stages import run_job
 SMALL = {
     "tasks": ["mnadd-evenodd", "xor", "mnmath", "kandinsky", "clevr"],
     "extractors": ["joint", "disentangled", "shared"],
-    "max_subproblems": 2000,
+    "max_subproblems": 20000,
     "plan": {"extractor": "disentangled", "tasks": ["mnadd-evenodd", "xor"]},
 }
 
@@ -127,3 +127,16 @@ def test_rsbench_report_block_shows_every_task_and_its_plan(stage_root):
     assert "350514864^350514864 * 36905625^36905625" in exact["N_opt"].tolist()
     text = " ".join(b.text for b in blocks if isinstance(b, Paragraph))
     assert "Kandinsky disentangled (refused)" in text and "7 x 7" in text
+
+
+def test_a_refused_plan_is_a_note_not_a_failed_step(tmp_path):
+    """At a budget the plan passes, the step still writes every count and says the plan was
+    refused, with the planner's figures."""
+    section = {**SMALL, "tasks": ["mnadd-evenodd"], "max_subproblems": 60}
+    section["plan"] = {"extractor": "disentangled", "tasks": ["mnadd-evenodd"]}
+    _run(tmp_path, section)
+    notes = _table(tmp_path, "rsbench_notes")
+    refused = notes[notes.kind == "plan refused"]
+    assert refused.task.tolist() == ["rsbench/mnadd-evenodd"]
+    assert "--max-subproblems" in refused.note.iloc[0]
+    assert _table(tmp_path, "rsbench_plans").empty

@@ -31,6 +31,7 @@ import pandas as pd
 
 from ..counting import CountingTask, count_shared
 from ..counting.factor import CountRefused
+from ..counting.search import SearchTooLarge
 from ..counting.tasks import count_task, exact_text, get_task, plan_task
 from ..errors import InputError, check_claim
 from ..logic.knowledge import make_knowledge
@@ -162,7 +163,7 @@ def rsbench_count_tables(params: dict, *, log=lambda message: None) -> RsbenchCo
             "params.yaml: shortcuts.rsbench.plan.tasks must be among shortcuts.rsbench.tasks, "
             f"got {sorted(unknown)[0]!r}"
         )
-    rows, plan_rows, seconds, results = [], [], {}, {}
+    rows, plan_rows, plan_notes, seconds, results = [], [], [], {}, {}
     done: dict = {}  # tasks built on one structure (SDD-OIA, BDD-OIA) are counted once
     for name in names:
         task = get_task(name)
@@ -182,12 +183,18 @@ def rsbench_count_tables(params: dict, *, log=lambda message: None) -> RsbenchCo
         if name in planned:
             key = (id(task.structure), "plan")
             if key not in done:
-                done[key] = _plan_rows(task, plan_family, budget, log)
-            steps, took = done[key]
+                try:
+                    done[key] = _plan_rows(task, plan_family, budget, log)
+                except (CountRefused, SearchTooLarge) as exc:  # a refusal is reported, not fatal
+                    log(f"{task.name} plan ({plan_family}): refused")
+                    done[key] = ([], 0.0, str(exc))
+            steps, took, *refused = done[key]
             steps = [{**s, "task": task.name} for s in steps]
             plan_rows.extend(steps)
             seconds[name, "plan"] = took
-            labels = len(steps) - 1 if steps[-1]["n_opt"] == "1" else None
+            if refused:
+                plan_notes.append({"task": task.name, "kind": "plan refused", "note": refused[0]})
+            labels = len(steps) - 1 if steps and steps[-1]["n_opt"] == "1" else None
         for row in rows[-len(families) :]:
             row["labels_to_one"] = (
                 labels if row["extractor"] == plan_family and name in planned else None
@@ -209,7 +216,7 @@ def rsbench_count_tables(params: dict, *, log=lambda message: None) -> RsbenchCo
             metrics[f"{key}.log2_n_opt"] = row["log2_n_opt"]
             if row["n_opt"] is not None and len(row["n_opt"]) <= 15:
                 metrics[f"{key}.n_opt"] = int(row["n_opt"])
-    notes += published_notes(counts)
+    notes += published_notes(counts) + plan_notes
     notes = pd.DataFrame(notes, columns=["task", "kind", "note"])
     return RsbenchCounts(counts, plans, notes, dict(sorted(metrics.items())), seconds)
 
