@@ -187,7 +187,8 @@ def score_seed(ctx) -> None:
     printing.before(ctx, before, exhibit, s, y)
     ctx.write_metrics(
         {
-            **{k: b[k] for k in ("ece", "mce", "nll", "brier", "acc", "auc", "ce2_debiased")},
+            **{k: b[k] for k in ("ece", "mce", "nll", "brier", "auc", "ce2_debiased")},
+            "accuracy": b["acc"],
             "score_range": {
                 "pos_min": float(s[y == 1].min()),
                 "pos_max": float(s[y == 1].max()),

@@ -176,7 +176,7 @@ def section(loader) -> list[Block]:
             params=params,
             note=f"ECE {score_m['score.ece']:.4f}, MCE {score_m['score.mce']:.4f}, "
             f"Brier {score_m['score.brier']:.4f}, NLL {score_m['score.nll']:.4f}, "
-            f"acc(0.5) {score_m['score.acc']:.4f}, AUC {score_m['score.auc']:.4f}. "
+            f"acc(0.5) {score_m['score.accuracy']:.4f}, AUC {score_m['score.auc']:.4f}. "
             "Every bin is listed; an empty bin has no confidence or accuracy (–).",
         ),
         Table(
