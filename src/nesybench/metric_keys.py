@@ -18,9 +18,10 @@ A key in ``data/**/metrics*.json`` and ``reports/metrics/<instrument>.json`` rea
 - No segment repeats what the key already says: not the segment before it, and not the stage
   (``calibrate.calibration.*`` and ``score.score_nli.*`` say their stage twice).
 - A sensitivity key is ``<stage>.sensitivity.<claim>.<knob level>.<stat>``; its knob-level
-  segment is :func:`knob_segment` of the params path and level
-  (``models.min_acc_y=0.99`` -> ``models_min_acc_y_0p99``). The claim and the knob level are
-  params.yaml's names, so the one-spelling rule does not apply to those two segments.
+  segment is :func:`variant_segment` of the variant token (``models.min_acc_y=0.99`` ->
+  ``models_min_acc_y_0p99``). In the tables keyed by params (:data:`PARAMS_TABLES`) the
+  segments between the table and the stat are params.yaml's claim and knob names, so the
+  one-spelling rule does not apply to them.
 
 The one key outside the rule is :data:`PROVENANCE_KEY`, the params hash of a job's metrics.
 """
@@ -44,6 +45,8 @@ STAGE_WORDS = {
 # word -> the one spelling the rule keeps
 SPELLINGS = {"acc": "accuracy", "lo": "label_only (or the stat segment .lo)", "hi": ".hi"}
 INTERVAL_STATS = ("lo", "hi")
+# tables whose middle segments are params.yaml's claim names and knob levels
+PARAMS_TABLES = ("sensitivity", "conditional", "optima")
 PROVENANCE_KEY = "_provenance.params_hash"
 
 _SEGMENT = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")
@@ -70,8 +73,9 @@ def check_metric_key(key: str) -> None:
     stage = segments[0]
     if stage not in STAGES:
         raise bad(f"first segment {stage!r} is not a stage ({', '.join(STAGES)})")
-    # a sensitivity key's claim and knob-level segments are params.yaml's names
-    params_names = (2, 3) if len(segments) > 4 and segments[1] == "sensitivity" else ()
+    # a params table's middle segments are params.yaml's claim and knob names
+    in_params_table = len(segments) > 3 and segments[1] in PARAMS_TABLES
+    params_names = range(2, len(segments) - 1) if in_params_table else ()
     for i, segment in enumerate(segments):
         if not _SEGMENT.fullmatch(segment):
             raise bad(f"segment {segment!r} is not lower snake_case ([a-z0-9] words joined by '_')")
@@ -121,6 +125,18 @@ def key_segment(value: Any) -> str:
     if not segment:
         raise ValueError(f"{value!r} has no spelling as a metric key segment")
     return segment
+
+
+def variant_segment(token: str) -> str:
+    """A variant token (``<params path>=<level>``, or ``default``) as one key segment.
+
+    >>> variant_segment("models.bias_init=gaussian"), variant_segment("default")
+    ('models_bias_init_gaussian', 'default')
+    """
+    if "=" not in token:
+        return key_segment(token)
+    path, level = token.split("=", 1)
+    return knob_segment(path, level)
 
 
 def knob_segment(path: str, level_text: str) -> str:

@@ -41,7 +41,7 @@ import pandas as pd
 
 from .artifacts import wildcard_token
 from .errors import ClaimFailed, InputError
-from .metric_keys import knob_segment
+from .metric_keys import variant_segment
 from .metrics.stats import wilson_interval
 from .sweep import SeedClaim
 
@@ -373,7 +373,7 @@ def sensitivity_metrics(table: pd.DataFrame, section: Mapping) -> dict:
     """``sensitivity.<claim>.<knob level>.{claim_rate, lo, hi, n_seeds}`` for every measured
     level, and for the default level of every knob that has one (the default run's numbers).
 
-    The knob level is spelt as a key segment (:func:`nesybench.metric_keys.knob_segment`:
+    The knob level is spelt as a key segment (:func:`nesybench.metric_keys.variant_segment`:
     ``models.min_acc_y=0.99`` -> ``models_min_acc_y_0p99``)."""
     out: dict = {}
     measured = {k.path: k for k in knobs(section) if k.levels}
@@ -384,7 +384,7 @@ def sensitivity_metrics(table: pd.DataFrame, section: Mapping) -> dict:
             keys = [variant_token(path, k.default) for path, k in measured.items()]
         else:
             keys = [row.setting]
-        keys = [knob_segment(*key.split("=", 1)) for key in keys]
+        keys = [variant_segment(key) for key in keys]
         for key in keys:
             out[f"sensitivity.{row.claim}.{key}"] = values
     return out

@@ -89,7 +89,7 @@ def test_structural_claims_hold_on_every_seed(root, seed):
     m = read_json(_seed(root, "calibrate", "metrics_seed.json", seed))
     s = read_json(_seed(root, "score", "metrics_seed.json", seed))
     assert m["calibrate.nll_cal_at_tau"] <= m["calibrate.nll_cal_at_tau1"]
-    assert m["calibrate.acc"] == s["score.acc"] and m["calibrate.auc"] == s["score.auc"]
+    assert m["calibrate.accuracy"] == s["score.accuracy"] and m["calibrate.auc"] == s["score.auc"]
     inv = read_parquet(_seed(root, "calibrate", "invariance.parquet", seed))
     assert inv[inv["method"] == "temperature"]["held"].all()
     ledger = read_parquet(_seed(root, "calibrate", "ledger.parquet", seed)).set_index("metric")

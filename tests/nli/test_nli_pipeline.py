@@ -207,7 +207,7 @@ def test_aggregate_metrics_carry_distributions_and_claim_rates(root):
     assert m["score.label_gap.claim_rate"] == claims.loc["greedy_wins_labels", "rate"]
     assert m["score.deep_label_gap.claim_rate"] == claims.loc["greedy_deep_collapse", "rate"]
     assert m["score.per_depth.h3.greedy.proof_accuracy.mean"] == 0.0
-    assert m["score.per_depth.h1.greedy.label_acc.n_seeds"] == N_SEEDS
+    assert m["score.per_depth.h1.greedy.label_accuracy.n_seeds"] == N_SEEDS
     exhibit = read_parquet(root / AGG / "exhibit.parquet").iloc[0]
     assert m["score.exhibit.seed"] == exhibit["seed"]
 

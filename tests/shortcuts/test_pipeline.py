@@ -224,7 +224,7 @@ def test_metrics_carry_distributions_and_claim_rates(run):
         assert key in score, key
     assert score["score.head_to_head.label_only_concept_accuracy.n_seeds"] == N_SEEDS
     calibrate = read_json(root / "data/calibrate/shortcuts/metrics_aggregate.json")
-    assert "calibrate.calibration.label_only_ece_change.claim_rate" in calibrate
+    assert "calibrate.concept_heads.label_only_ece_change.claim_rate" in calibrate
 
 
 def test_blocks_are_byte_identical_across_runs_and_sweep_sizes(run, tmp_path):

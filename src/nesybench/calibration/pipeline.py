@@ -189,7 +189,7 @@ def score_seed(ctx) -> None:
         {
             **{k: b[k] for k in ("ece", "mce", "nll", "brier", "auc", "ce2_debiased")},
             "accuracy": b["acc"],
-            "score_range": {
+            "prediction_range": {
                 "pos_min": float(s[y == 1].min()),
                 "pos_max": float(s[y == 1].max()),
                 "neg_min": float(s[y == 0].min()),

@@ -163,10 +163,10 @@ def section(loader) -> list[Block]:
             "Held-out true facts: the model's own probability sigmoid(s), and after temperature",
             held.drop(columns="triple_id"),
             params=params,
-            note=f"Scores of positives span [{score_m['score.score_range.pos_min']:.3f}, "
-            f"{score_m['score.score_range.pos_max']:.3f}], "
-            f"negatives [{score_m['score.score_range.neg_min']:.3f}, "
-            f"{score_m['score.score_range.neg_max']:.3f}]. "
+            note=f"Scores of positives span [{score_m['score.prediction_range.pos_min']:.3f}, "
+            f"{score_m['score.prediction_range.pos_max']:.3f}], "
+            f"negatives [{score_m['score.prediction_range.neg_min']:.3f}, "
+            f"{score_m['score.prediction_range.neg_max']:.3f}]. "
             f"The lowest held-out probability, {score_m['score.heldout_min_p']:.4f}, belongs to a "
             "TRUE triple.",
         ),

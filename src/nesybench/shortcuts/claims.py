@@ -50,7 +50,7 @@ H2H_CLAIMS = (
     SeedClaim(
         "h2h_label_only_collapses",
         "the label-only net lands on a collapsing shortcut (label-perfect, alpha non-injective)",
-        metric="label_only_cls_c",
+        metric="label_only_concept_collapse",
     ),
     SeedClaim(
         "h2h_acc_c_separates",
@@ -60,7 +60,7 @@ H2H_CLAIMS = (
     SeedClaim(
         "h2h_f1_c_separates",
         "F1(C) separates: label-only <= acc_c_shortcut_max, twin >= acc_c_twin_min",
-        metric="label_only_f1_c",
+        metric="label_only_concept_f1",
     ),
     SeedClaim(
         "h2h_cls_c_separates",
@@ -70,7 +70,7 @@ H2H_CLAIMS = (
     SeedClaim(
         "h2h_ece_c_separates",
         "ECE(C) separates: label-only >= ece_c_shortcut_min, twin <= ece_c_twin_max",
-        metric="label_only_ece_c",
+        metric="label_only_concept_ece",
     ),
     SeedClaim(
         "ood_alarm",
@@ -133,15 +133,16 @@ def h2h_seed_claims(row: Mapping, t: Mapping) -> dict[str, bool]:
             and sup["concept_accuracy"] >= t["acc_c_twin_min"]
         ),
         "h2h_f1_c_separates": bool(
-            lo["f1_c"] <= t["acc_c_shortcut_max"] and sup["f1_c"] >= t["acc_c_twin_min"]
+            lo["concept_f1"] <= t["acc_c_shortcut_max"] and sup["concept_f1"] >= t["acc_c_twin_min"]
         ),
         "h2h_cls_c_separates": bool(
-            lo["cls_c"] >= t["cls_c_shortcut_min"]
-            and sup["cls_c"] <= t["cls_c_twin_max"]
-            and lo["cls_c"] - sup["cls_c"] >= t["cls_c_gap_min"]
+            lo["concept_collapse"] >= t["cls_c_shortcut_min"]
+            and sup["concept_collapse"] <= t["cls_c_twin_max"]
+            and lo["concept_collapse"] - sup["concept_collapse"] >= t["cls_c_gap_min"]
         ),
         "h2h_ece_c_separates": bool(
-            lo["ece_c"] >= t["ece_c_shortcut_min"] and sup["ece_c"] <= t["ece_c_twin_max"]
+            lo["concept_ece"] >= t["ece_c_shortcut_min"]
+            and sup["concept_ece"] <= t["ece_c_twin_max"]
         ),
         "ood_alarm": bool(row["ood_task_accuracy_ood"] < row["ood_task_accuracy_test"]),
     }

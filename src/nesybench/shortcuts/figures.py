@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from ..report.figures import new_figure, new_figure_grid
+from .summaries import panel_word
 
 MODELS = ("label_only", "concept_sup")
 
@@ -53,7 +54,7 @@ def seeds_figure(summary: pd.DataFrame, keys, *, labels=("label-only", "supervis
     fig, axes = new_figure_grid(1, len(keys), width=1.45 * len(keys), height=2.6, squeeze=False)
     for ax, key in zip(axes[0], keys):
         for i, prefix in enumerate(("label_only", "sup")):
-            values = summary[f"{prefix}_{key}"].to_numpy(dtype=float)
+            values = summary[f"{prefix}_{panel_word(key)}"].to_numpy(dtype=float)
             offsets = np.linspace(-0.12, 0.12, len(values)) if len(values) > 1 else [0.0]
             ax.plot(i + np.asarray(offsets), values, "o", color=f"C{i}", markersize=3, alpha=0.8)
         ax.set_xticks([0, 1], labels, fontsize=6, rotation=30)

@@ -42,17 +42,21 @@ __all__ = [
 
 PANEL = ("acc_y", "acc_c", "f1_c", "cls_c", "ece_c")
 # A panel column's word in the seed summaries and metric keys (nesybench.metric_keys: one
-# spelling, ``accuracy``); the panels keep rsbench's column names.
+# spelling, ``accuracy``; every concept metric named ``concept_*``); the panels themselves keep
+# rsbench's column names (AccY, AccC, F1(C), Cls(C), ECE(C)).
 PANEL_WORD = {
     "acc_y": "task_accuracy",
     "acc_y_ood": "task_accuracy_ood",
     "acc_c": "concept_accuracy",
+    "f1_c": "concept_f1",
+    "cls_c": "concept_collapse",
+    "ece_c": "concept_ece",
 }
 
 
 def panel_word(column: str) -> str:
-    """``acc_c`` -> ``concept_accuracy``; the other panel columns keep their names."""
-    return PANEL_WORD.get(column, column)
+    """A panel column's summary word: ``acc_c`` -> ``concept_accuracy``."""
+    return PANEL_WORD[column]
 
 
 H2H_METRICS = (
