@@ -46,7 +46,7 @@ STAGE_WORDS = {
 SPELLINGS = {"acc": "accuracy", "lo": "label_only (or the stat segment .lo)", "hi": ".hi"}
 INTERVAL_STATS = ("lo", "hi")
 # tables whose middle segments are params.yaml's claim names and knob levels
-PARAMS_TABLES = ("sensitivity", "conditional", "optima")
+PARAMS_TABLES = ("sensitivity", "sensitivity_mixture", "conditional", "optima")
 PROVENANCE_KEY = "_provenance.params_hash"
 
 _SEGMENT = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")

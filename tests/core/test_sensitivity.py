@@ -211,3 +211,18 @@ def test_bad_knob_declarations_get_one_line_naming_the_field(path, spec, expecte
     with pytest.raises(UserError) as err:
         validate_params(params, schema_dir=schema_dir_for(ROOT / "params.yaml"))
     assert expected in str(err.value) and "\n" not in str(err.value)
+
+
+def test_two_levels_spelt_the_same_in_a_metric_key_are_refused():
+    table = pd.DataFrame(
+        {
+            "claim": ["a", "a"],
+            "setting": ["model.kind=x-y", "model.kind=x_y"],
+            "rate": [1.0, 0.0],
+            "rate_lo": [0.5, 0.0],
+            "rate_hi": [1.0, 0.5],
+            "n_seeds": [3, 3],
+        }
+    )
+    with pytest.raises(InputError, match="same metric key segment 'model_kind_x_y'"):
+        sensitivity_metrics(table, SECTION)

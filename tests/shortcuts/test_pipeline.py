@@ -218,7 +218,8 @@ def test_metrics_carry_distributions_and_claim_rates(run):
         "score.head_to_head.label_only_concept_accuracy.claim_rate",
         "score.head_to_head.h2h_labels_indistinguishable.claim_rate",
         "score.digits.task_accuracy_ood_gap.claim_rate",
-        "score.incidence.xor2.support_0p5.rate",
+        "score.incidence.xor2.support_0p5.rate.value",
+        "score.incidence.xor2.support_0p5.rate.lo",
         "score.digit_incidence.evenodd.concept_sup_0p1",
     ):
         assert key in score, key
