@@ -9,9 +9,10 @@ A key in ``data/**/metrics*.json`` and ``reports/metrics/<instrument>.json`` rea
 - Every segment is lower snake_case: ``[a-z0-9]+`` words joined by single ``_``. No dashes,
   dots, ``=`` or capitals inside a segment: a system called ``prontoqa-greedy`` is the segment
   ``prontoqa_greedy``, a value is spelt by :func:`key_segment` (``0.75`` -> ``0p75``).
-- One spelling per word: ``accuracy`` (never ``acc``), ``label_only`` (never ``lo_``).
-  Concept and task accuracy of the shortcut models are ``concept_accuracy`` and
-  ``task_accuracy``.
+- One spelling per word in the metric's name: ``accuracy`` (never ``acc``), ``label_only``
+  (never ``lo_``). Concept and task accuracy of the shortcut models are ``concept_accuracy``
+  and ``task_accuracy``. The segments before the metric name tables and things (tasks,
+  supports, systems, often named in params.yaml) and follow the syntax rules only.
 - An interval is two stat segments of its own, ``.lo`` and ``.hi``, beside the point estimate
   (``.mean`` over seeds, ``.value`` for one sample); ``lo`` and ``hi`` appear nowhere else, so
   ``rate_lo`` is ``rate.lo``. Other stats: ``n_seeds``, ``claim_rate``.
@@ -20,8 +21,8 @@ A key in ``data/**/metrics*.json`` and ``reports/metrics/<instrument>.json`` rea
 - A sensitivity key is ``<stage>.sensitivity.<claim>.<knob level>.<stat>``; its knob-level
   segment is :func:`variant_segment` of the variant token (``models.min_acc_y=0.99`` ->
   ``models_min_acc_y_0p99``). In the tables keyed by params (:data:`PARAMS_TABLES`) the
-  segments between the table and the stat are params.yaml's claim and knob names, so the
-  one-spelling rule does not apply to them.
+  metric position holds a knob level, params.yaml's words, so the one-spelling rule does not
+  apply to it.
 
 The one key outside the rule is :data:`PROVENANCE_KEY`, the params hash of a job's metrics.
 """
@@ -45,6 +46,8 @@ STAGE_WORDS = {
 # word -> the one spelling the rule keeps
 SPELLINGS = {"acc": "accuracy", "lo": "label_only (or the stat segment .lo)", "hi": ".hi"}
 INTERVAL_STATS = ("lo", "hi")
+# the last segment of a number with an interval or over seeds
+STATS = ("mean", "value", "lo", "hi", "n_seeds", "claim_rate")
 # tables whose middle segments are params.yaml's claim names and knob levels
 PARAMS_TABLES = ("sensitivity", "sensitivity_mixture", "conditional", "optima")
 PROVENANCE_KEY = "_provenance.params_hash"
@@ -73,9 +76,13 @@ def check_metric_key(key: str) -> None:
     stage = segments[0]
     if stage not in STAGES:
         raise bad(f"first segment {stage!r} is not a stage ({', '.join(STAGES)})")
-    # a params table's middle segments are params.yaml's claim and knob names
+    # The one-spelling rule is about the metric's own name (and its stat); the segments before
+    # it name tables and things (tasks, supports, systems, often chosen in params.yaml) and
+    # follow the syntax rules only. A params table's metric position is a knob level.
+    has_stat = len(segments) > 2 and segments[-1] in STATS
+    metric_at = len(segments) - 2 if has_stat else len(segments) - 1
     in_params_table = len(segments) > 3 and segments[1] in PARAMS_TABLES
-    params_names = range(2, len(segments) - 1) if in_params_table else ()
+    spelt = () if in_params_table else (metric_at, len(segments) - 1)
     for i, segment in enumerate(segments):
         if not _SEGMENT.fullmatch(segment):
             raise bad(f"segment {segment!r} is not lower snake_case ([a-z0-9] words joined by '_')")
@@ -88,8 +95,8 @@ def check_metric_key(key: str) -> None:
             if i != len(segments) - 1:
                 raise bad(f"the interval stat {segment!r} must be the last segment")
             continue
-        if i in params_names:
-            continue  # a claim or knob level keeps params.yaml's words
+        if i not in spelt:
+            continue
         for word in words:
             if word in SPELLINGS:
                 raise bad(f"segment {segment!r}: spell {word!r} as {SPELLINGS[word]}")

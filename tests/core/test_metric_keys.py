@@ -25,6 +25,9 @@ GOOD = [
     "calibrate.concept_heads.digits_label_only_ece_change.claim_rate",
     # a sensitivity key keeps params.yaml's claim and knob names
     "score.sensitivity.h2h_acc_c_separates.models_min_acc_y_0p99.claim_rate",
+    "calibrate.optima.default.models_min_acc_y_0p99.collapse_rate",
+    # things named before the metric (here a params-chosen support) follow the syntax only
+    "generate.digits.hi_contrast.n_support",
     PROVENANCE_KEY,
 ]
 
@@ -41,6 +44,8 @@ BAD = {
     "score.headToHead.accuracy": "not lower snake_case",
     "score.Accuracy": "not lower snake_case",
     "score.per_depth.h1.lo.mean": "must be the last segment",
+    "score.per_depth.h1.greedy.label_acc.mean": "spell 'acc' as accuracy",
+    "score.agreement.folio.parse_rate_lo": "spell 'lo'",
     "score.head_to_head.models.min_acc_y=0.99.lo": "not lower snake_case",
     "score.a__b": "not lower snake_case",
     "score.x_": "not lower snake_case",
