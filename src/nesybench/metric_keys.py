@@ -14,8 +14,9 @@ A key in ``data/**/metrics*.json`` and ``reports/metrics/<instrument>.json`` rea
   and ``task_accuracy``. The segments before the metric name tables and things (tasks,
   supports, systems, often named in params.yaml) and follow the syntax rules only.
 - An interval is two stat segments of its own, ``.lo`` and ``.hi``, beside the point estimate
-  (``.mean`` over seeds, ``.value`` for one sample); ``lo`` and ``hi`` appear nowhere else, so
-  ``rate_lo`` is ``rate.lo``. Other stats: ``n_seeds``, ``claim_rate``.
+  (``.mean`` over seeds, ``.value`` for one sample); ``lo`` and ``hi`` are never a segment
+  elsewhere nor a word of the metric's name, so ``rate_lo`` is ``rate.lo``. Other stats:
+  ``n_seeds``, ``claim_rate``.
 - No segment repeats what the key already says: not the segment before it, and not the stage
   (``calibrate.calibration.*`` and ``score.score_nli.*`` say their stage twice).
 - A sensitivity key is ``<stage>.sensitivity.<claim>.<knob level>.<stat>``; its knob-level
