@@ -76,7 +76,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse that reports usage errors in the project's one-line form, exit 2."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        # argparse writes "argument --bins: must be ..."; the project's template is
+        # argparse writes "argument --bins must be ..."; the project's template is
         # "--bins must be ..., got ..." (nesybench.errors)
         message = re.sub(r"^argument ([-\w/]+): must ", r"\1 must ", message)
         self.exit(2, f"error: {one_line(f'{self.prog}: {message}')}\n")

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from .canonical import canonical_frame, canonical_value
 from .errors import InputError
+from .metric_keys import check_metric_keys
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -433,9 +434,12 @@ def dumps_json(obj: Any) -> str:
 def metrics_bytes(metrics: Mapping[str, Any]) -> bytes:
     """Metrics as flat JSON with sorted dotted keys (``dvc metrics diff`` reads it).
 
-    Floats in canonical form (nesybench.canonical: 10 significant digits, no ``-0.0``).
+    Floats in canonical form (nesybench.canonical: 10 significant digits, no ``-0.0``). Every
+    key must follow the naming rule (:func:`nesybench.metric_keys.check_metric_key`): a key
+    that breaks it stops the job here, before a byte is written.
     """
     flat = {k: canonical_value(_json_value(v)) for k, v in flatten(metrics).items()}
+    check_metric_keys(flat)
     for k, v in flat.items():
         if not (v is None or isinstance(v, (bool, int, float, str))):
             raise TypeError(f"metric {k!r} is not a scalar: {type(v).__name__}")

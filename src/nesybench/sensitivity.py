@@ -41,6 +41,7 @@ import pandas as pd
 
 from .artifacts import wildcard_token
 from .errors import ClaimFailed, InputError
+from .metric_keys import variant_segment
 from .metrics.stats import wilson_interval
 from .sweep import SeedClaim
 
@@ -369,18 +370,28 @@ def sensitivity_table(
 
 
 def sensitivity_metrics(table: pd.DataFrame, section: Mapping) -> dict:
-    """``sensitivity.<claim>.<knob>=<level>.{claim_rate, lo, hi, n_seeds}`` for every measured
-    level, and for the default level of every knob that has one (the default run's numbers)."""
+    """``sensitivity.<claim>.<knob level>.{claim_rate, lo, hi, n_seeds}`` for every measured
+    level, and for the default level of every knob that has one (the default run's numbers).
+
+    The knob level is spelt as a key segment (:func:`nesybench.metric_keys.variant_segment`:
+    ``models.min_acc_y=0.99`` -> ``models_min_acc_y_0p99``)."""
     out: dict = {}
+    spelt: dict[str, str] = {}  # key segment -> the variant token it spells
     measured = {k.path: k for k in knobs(section) if k.levels}
     for row in table.itertuples(index=False):
         values = {"claim_rate": row.rate, "lo": row.rate_lo, "hi": row.rate_hi}
         values["n_seeds"] = int(row.n_seeds)
         if row.setting == DEFAULT:
-            keys = [variant_token(path, k.default) for path, k in measured.items()]
+            tokens = [variant_token(path, k.default) for path, k in measured.items()]
         else:
-            keys = [row.setting]
-        for key in keys:
+            tokens = [row.setting]
+        for token in tokens:
+            key = variant_segment(token)
+            if spelt.setdefault(key, token) != token:
+                raise InputError(
+                    f"knobs: levels {spelt[key]!r} and {token!r} have the same metric key "
+                    f"segment {key!r}; rename one level"
+                )
             out[f"sensitivity.{row.claim}.{key}"] = values
     return out
 

@@ -47,12 +47,12 @@ from .io import (
     read_json,
     read_parquet,
 )
+from .metric_keys import PROVENANCE_KEY
 from .params import job_params, load_params, params_hash
 from .progress import log
 from .runlock import check_other_runner_idle
 from .seeds import child_rng
 
-PROVENANCE_KEY = "_provenance.params_hash"
 StageFunction = Callable[["StageContext"], None]
 
 

@@ -21,7 +21,14 @@ ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src" / "nesybench"
 
 PARSERS = {"logic/cnf.py", "logic/states.py", "nli/logiclm_semantics.py", "nli/logiclm_folio.py"}
-DECLARATIONS = {"artifacts.py", "tables.py", "cli_args.py", "report/pipeline.py", "io.py"}
+DECLARATIONS = {
+    "artifacts.py",
+    "tables.py",
+    "cli_args.py",
+    "report/pipeline.py",
+    "io.py",
+    "metric_keys.py",  # a key the code makes is the code's slip, not the user's
+}
 RAISED = {"InputError", "SearchTooLarge", "CountRefused", "ProgramError", "FolSyntaxError"}
 
 

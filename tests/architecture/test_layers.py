@@ -23,6 +23,7 @@ LAYERS = {
     "console": 0,
     "io": 0,
     "canonical": 0,
+    "metric_keys": 0,
     "numeric_env": 0,
     "images": 0,
     "tables": 0,

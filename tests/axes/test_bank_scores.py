@@ -185,7 +185,7 @@ def test_hand_built_numbers(hand):
         "soft_depth_drop": 0.5,
         "coverage_strict": 0.5,
         "coverage_repaired": 4 / 6,
-        "acc_on_parsed": 1.0,
+        "accuracy_on_parsed": 1.0,
         "flip_n": 4,
         "flip_soft_accuracy_before": 0.5,
         "flip_soft_accuracy_after": 0.75,
@@ -230,7 +230,7 @@ def test_small_bank_rates_lie_in_the_unit_interval(small):
         "soft_depth_deepest",
         "coverage_strict",
         "coverage_repaired",
-        "acc_on_parsed",
+        "accuracy_on_parsed",
         "flip_soft_accuracy_before",
         "flip_soft_accuracy_after",
         "flip_prover_accuracy_after",
@@ -247,7 +247,7 @@ def test_small_bank_structural_facts(small):
     ev, _, _, scores = small
     assert len(scores.pipeline) == len(ev)
     assert scores.pipeline.loc[scores.pipeline["parsed"], "correct"].all()  # exact on parsed
-    assert scores.numbers["acc_on_parsed"] == 1.0
+    assert scores.numbers["accuracy_on_parsed"] == 1.0
     assert (scores.per_depth["coverage_strict"] <= scores.per_depth["coverage"]).all()
     # the prover tracks every flip; the soft reasoner (one step, trained on depth <= 1) does not
     assert scores.flip["n_flipped"] == len(scores.flips) > 0

@@ -92,7 +92,7 @@ def test_sweep_writes_every_declared_artifact_and_nothing_else(root):
 @pytest.mark.parametrize("seed", range(N_SEEDS))
 def test_structural_numbers_hold_on_every_seed(root, seed):
     m = _metrics(root, "score", "seed", seed)
-    assert m["score.acc_on_parsed"] == 1.0
+    assert m["score.accuracy_on_parsed"] == 1.0
     assert m["score.flip_prover_accuracy_after"] == 1.0
     assert m["score.grid_capped_beyond_cap"] == m["score.grid_chance_beyond_cap"]
     assert m["score.grid_pipeline_accuracy"] == m["score.grid_pipeline_coverage"]

@@ -78,19 +78,21 @@ def test_atomic_write_leaves_no_partial_file_on_failure(tmp_path, monkeypatch):
 
 def test_write_metrics_is_flat_with_sorted_keys(tmp_path):
     path = tmp_path / "m.json"
-    write_metrics(
-        path, {"panel": {"label_only": {"acc_y": np.float64(1.0)}}, "a": 1, "nan": float("nan")}
-    )
+    metrics = {
+        "score": {"panel": {"label_only": {"task_accuracy": np.float64(1.0)}}, "n": 1},
+        "count": {"nan": float("nan")},
+    }
+    write_metrics(path, metrics)
     text = path.read_text()
     data = json.loads(text)
-    assert list(data) == ["a", "nan", "panel.label_only.acc_y"]
-    assert data["panel.label_only.acc_y"] == 1.0 and data["nan"] is None
+    assert list(data) == ["count.nan", "score.n", "score.panel.label_only.task_accuracy"]
+    assert data["score.panel.label_only.task_accuracy"] == 1.0 and data["count.nan"] is None
     assert text.endswith("\n")
 
 
 def test_write_metrics_rejects_non_scalars(tmp_path):
     with pytest.raises(TypeError, match="not a scalar"):
-        write_metrics(tmp_path / "m.json", {"a": [1, 2]})
+        write_metrics(tmp_path / "m.json", {"score.a": [1, 2]})
 
 
 def test_flatten_nested():
@@ -142,7 +144,7 @@ def test_every_artifact_of_a_stage_gets_the_umask_mode(tmp_path, umask):
         root = tmp_path / f"u{mask:o}"
         ctx = StageContext(job=reg.job("score", None), registry=reg, params={"nli": {}}, root=root)
         ctx.write_table("table", pd.DataFrame({"a": [1]}), key=["a"])
-        ctx.write_metrics({"acc": 0.5})
+        ctx.write_metrics({"accuracy": 0.5})
         ctx.write_plot("curve", pd.DataFrame({"x": [1]}))
         written = ctx.commit()
         assert len(written) == 3 and all(_mode(p) == mode for p in written), mask

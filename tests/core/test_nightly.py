@@ -37,5 +37,8 @@ def test_tolerances_file_is_exact_on_the_promised_platforms():
     import yaml
 
     spec = yaml.safe_load((ROOT / "workflow" / "nightly_tolerances.yaml").read_text())
-    assert nightly.tolerance_for("shortcuts:score.head_to_head.lo_acc_c.mean", spec) == 0
+    assert (
+        nightly.tolerance_for("shortcuts:score.head_to_head.label_only_concept_accuracy.mean", spec)
+        == 0
+    )
     assert nightly.tolerance_for("shortcuts:count.xor2.n_opt", spec) == 0

@@ -147,15 +147,16 @@ def test_sensitivity_metrics_keys_name_claim_knob_and_level():
     }
     metrics = sensitivity_metrics(sensitivity_table(verdicts, CLAIMS, SECTION), SECTION)
     # the default row stands for the default level of every knob that has levels
-    assert metrics["sensitivity.a.model.dim=8"]["claim_rate"] == pytest.approx(1 / 3)
-    assert metrics["sensitivity.a.model.lr=1.0"]["claim_rate"] == pytest.approx(1 / 3)
-    assert metrics["sensitivity.b.model.dim=4"] == {
+    # a knob level is one key segment: params path and level (nesybench.metric_keys)
+    assert metrics["sensitivity.a.model_dim_8"]["claim_rate"] == pytest.approx(1 / 3)
+    assert metrics["sensitivity.a.model_lr_1p0"]["claim_rate"] == pytest.approx(1 / 3)
+    assert metrics["sensitivity.b.model_dim_4"] == {
         "claim_rate": pytest.approx(2 / 3),
         "lo": wilson_interval(2, 3)[0],
         "hi": wilson_interval(2, 3)[1],
         "n_seeds": 3,
     }
-    assert "sensitivity.a.model.kind=complex" not in metrics  # no levels measured
+    assert "sensitivity.a.model_kind_complex" not in metrics  # no levels measured
 
 
 def test_check_knob_reaches_fails_when_nothing_moved():
@@ -210,3 +211,18 @@ def test_bad_knob_declarations_get_one_line_naming_the_field(path, spec, expecte
     with pytest.raises(InputError) as err:
         validate_params(params, schema_dir=schema_dir_for(ROOT / "params.yaml"))
     assert expected in str(err.value) and "\n" not in str(err.value)
+
+
+def test_two_levels_spelt_the_same_in_a_metric_key_are_refused():
+    table = pd.DataFrame(
+        {
+            "claim": ["a", "a"],
+            "setting": ["model.kind=x-y", "model.kind=x_y"],
+            "rate": [1.0, 0.0],
+            "rate_lo": [0.5, 0.0],
+            "rate_hi": [1.0, 0.5],
+            "n_seeds": [3, 3],
+        }
+    )
+    with pytest.raises(InputError, match="same metric key segment 'model_kind_x_y'"):
+        sensitivity_metrics(table, SECTION)

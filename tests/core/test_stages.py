@@ -34,7 +34,7 @@ def _ctx(tmp_path, step=None, wildcards=None, section=None):
 def test_writes_wait_for_commit_and_land_atomically(tmp_path):
     ctx = _ctx(tmp_path)
     ctx.write_table("table", pd.DataFrame({"a": [2, 1]}), key=["a"])
-    ctx.write_metrics({"acc": 0.5})
+    ctx.write_metrics({"accuracy": 0.5})
     ctx.write_plot("curve", pd.DataFrame({"x": [1]}))
     assert not (tmp_path / "data").exists(), "nothing is written before the commit"
     written = ctx.commit()
@@ -44,7 +44,7 @@ def test_writes_wait_for_commit_and_land_atomically(tmp_path):
         "reports/plots/nli-curve.csv",
     ]
     metrics = (tmp_path / "data/score/nli/metrics.json").read_text()
-    assert '"score.acc": 0.5' in metrics and "_provenance.params_hash" in metrics
+    assert '"score.accuracy": 0.5' in metrics and "_provenance.params_hash" in metrics
 
 
 def test_a_failed_claim_writes_nothing(tmp_path):

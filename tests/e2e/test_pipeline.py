@@ -121,7 +121,7 @@ def test_dvc_repro_matches_snakemake_then_experiments_over_the_sweep_size(shared
     seeds = sorted(p.name for p in (ws / "data/calibrate/calibration/seed").iterdir())
     assert seeds == ["seed-0", "seed-1", "seed-2"]
     changes = _metrics_diff(ws)["reports/metrics/calibration.json"]
-    assert changes["calibrate.acc.n_seeds"] == {"old": 2, "new": 3, "diff": 1}
+    assert changes["calibrate.accuracy.n_seeds"] == {"old": 2, "new": 3, "diff": 1}
     assert changes["count.seeds_checked"] == {"old": 2, "new": 3, "diff": 1}
     assert "reports/metrics/shortcuts.json" not in _metrics_diff(ws)  # nothing else moved
     # the seeds both sweeps share are the same bytes: only the new seed and the gathers ran

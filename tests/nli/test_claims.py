@@ -33,7 +33,7 @@ def _summary(**columns) -> pd.DataFrame:
         "proof_gap": [0.25, 0.2],
         "greedy_rfwr": [0.5, 0.0],
         "deep_label_gap": [-0.1, 0.0],
-        "folio_majority_acc": [0.5, 1 / 3],
+        "folio_majority_accuracy": [0.5, 1 / 3],
     }
     return pd.DataFrame({**base, **columns})
 

@@ -134,9 +134,9 @@ def test_structural_claims_hold_on_every_seed(root, seed):
     assert per.loc[("greedy", 1), "label_acc"] == 1.0 and per.loc[("greedy", 3), "label_acc"] == 1
     summary = read_parquet(_seed(root, "score", "summary.parquet", seed)).iloc[0]
     assert summary["greedy_rfwr"] == pytest.approx(
-        summary["greedy_label_acc"] - summary["greedy_proof_acc"]
+        summary["greedy_label_accuracy"] - summary["greedy_proof_accuracy"]
     )
-    assert summary["pipeline_label_acc"] == summary["pipeline_proof_acc"]
+    assert summary["pipeline_label_accuracy"] == summary["pipeline_proof_accuracy"]
     assert summary["pipeline_abstention"] == summary["prontoqa_corrupted_frac"]
     folio = read_parquet(_seed(root, "score", "folio_per_label.parquet", seed)).set_index("system")
     assert folio.loc["dual-query prover", "overall"] == 1.0
@@ -201,13 +201,13 @@ def test_per_depth_distribution_is_the_mean_of_the_seeds(root):
 def test_aggregate_metrics_carry_distributions_and_claim_rates(root):
     m = read_json(root / AGG / "metrics_aggregate.json")
     claims = read_parquet(root / AGG / "claims.parquet").set_index("claim")
-    for name in ("greedy_label_acc", "label_gap", "folio_majority_acc"):
+    for name in ("greedy_label_accuracy", "label_gap", "folio_majority_accuracy"):
         for stat in ("mean", "lo", "hi", "n_seeds"):
             assert f"score.{name}.{stat}" in m, (name, stat)
     assert m["score.label_gap.claim_rate"] == claims.loc["greedy_wins_labels", "rate"]
     assert m["score.deep_label_gap.claim_rate"] == claims.loc["greedy_deep_collapse", "rate"]
-    assert m["score.per_depth.h3.greedy.proof_acc.mean"] == 0.0
-    assert m["score.per_depth.h1.greedy.label_acc.n_seeds"] == N_SEEDS
+    assert m["score.per_depth.h3.greedy.proof_accuracy.mean"] == 0.0
+    assert m["score.per_depth.h1.greedy.label_accuracy.n_seeds"] == N_SEEDS
     exhibit = read_parquet(root / AGG / "exhibit.parquet").iloc[0]
     assert m["score.exhibit.seed"] == exhibit["seed"]
 

@@ -170,6 +170,6 @@ def test_per_depth_plot_and_metrics_from_the_distribution():
     assert plot.columns[0] == "hops" and plot.loc[0, "greedy_proof_acc_lo"] == 0.4
     assert "pipeline_abstention" not in plot.columns
     m = per_depth_metrics(dist)
-    assert m["per_depth.h1.pipeline.label_acc.mean"] == 0.7
-    assert m["per_depth.h1.greedy.proof_acc.n_seeds"] == 3
+    assert m["per_depth.h1.pipeline.label_accuracy.mean"] == 0.7
+    assert m["per_depth.h1.greedy.proof_accuracy.n_seeds"] == 3
     assert not any("abstention" in k for k in m)

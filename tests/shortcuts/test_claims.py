@@ -22,20 +22,20 @@ T = {
 
 # The chapter's committed head-to-head (spec ch06): every claim holds.
 CHAPTER = {
-    "lo_acc_y": 1.0,
-    "lo_acc_c": 0.75,
-    "lo_f1_c": 0.7333,
-    "lo_cls_c": 0.25,
-    "lo_ece_c": 0.2467,
-    "sup_acc_y": 1.0,
-    "sup_acc_c": 1.0,
-    "sup_f1_c": 1.0,
-    "sup_cls_c": 0.0,
-    "sup_ece_c": 0.0013,
-    "lo_collapse": True,
+    "label_only_task_accuracy": 1.0,
+    "label_only_concept_accuracy": 0.75,
+    "label_only_concept_f1": 0.7333,
+    "label_only_concept_collapse": 0.25,
+    "label_only_concept_ece": 0.2467,
+    "sup_task_accuracy": 1.0,
+    "sup_concept_accuracy": 1.0,
+    "sup_concept_f1": 1.0,
+    "sup_concept_collapse": 0.0,
+    "sup_concept_ece": 0.0013,
+    "label_only_collapse": True,
     "sup_identity": True,
-    "ood_acc_y_test": 1.0,
-    "ood_acc_y_ood": 0.5,
+    "ood_task_accuracy_test": 1.0,
+    "ood_task_accuracy_ood": 0.5,
 }
 
 
@@ -48,19 +48,22 @@ def test_h2h_seed_claims_all_hold_on_the_chapters_committed_panel():
 @pytest.mark.parametrize(
     "change, broken",
     [
-        ({"lo_acc_y": 0.9499}, "h2h_labels_indistinguishable"),
-        ({"sup_acc_y": 0.9499}, "h2h_labels_indistinguishable"),
-        ({"lo_acc_c": 0.8001}, "h2h_acc_c_separates"),
-        ({"sup_acc_c": 0.9499}, "h2h_acc_c_separates"),
-        ({"lo_f1_c": 0.8001}, "h2h_f1_c_separates"),
-        ({"lo_cls_c": 0.1999}, "h2h_cls_c_separates"),
-        ({"sup_cls_c": 0.0501}, "h2h_cls_c_separates"),
-        ({"lo_cls_c": 0.2, "sup_cls_c": 0.0501}, "h2h_cls_c_separates"),
-        ({"lo_ece_c": 0.1499}, "h2h_ece_c_separates"),
-        ({"sup_ece_c": 0.0501}, "h2h_ece_c_separates"),
-        ({"lo_collapse": False}, "h2h_label_only_collapses"),
+        ({"label_only_task_accuracy": 0.9499}, "h2h_labels_indistinguishable"),
+        ({"sup_task_accuracy": 0.9499}, "h2h_labels_indistinguishable"),
+        ({"label_only_concept_accuracy": 0.8001}, "h2h_acc_c_separates"),
+        ({"sup_concept_accuracy": 0.9499}, "h2h_acc_c_separates"),
+        ({"label_only_concept_f1": 0.8001}, "h2h_f1_c_separates"),
+        ({"label_only_concept_collapse": 0.1999}, "h2h_cls_c_separates"),
+        ({"sup_concept_collapse": 0.0501}, "h2h_cls_c_separates"),
+        (
+            {"label_only_concept_collapse": 0.2, "sup_concept_collapse": 0.0501},
+            "h2h_cls_c_separates",
+        ),
+        ({"label_only_concept_ece": 0.1499}, "h2h_ece_c_separates"),
+        ({"sup_concept_ece": 0.0501}, "h2h_ece_c_separates"),
+        ({"label_only_collapse": False}, "h2h_label_only_collapses"),
         ({"sup_identity": False}, "h2h_twin_identity"),
-        ({"ood_acc_y_ood": 1.0}, "ood_alarm"),
+        ({"ood_task_accuracy_ood": 1.0}, "ood_alarm"),
     ],
 )
 def test_h2h_seed_claims_break_just_past_each_threshold(change, broken):
@@ -69,24 +72,40 @@ def test_h2h_seed_claims_break_just_past_each_threshold(change, broken):
 
 
 def test_h2h_seed_claims_hold_exactly_at_the_thresholds():
-    at = {**CHAPTER, "lo_acc_y": 0.95, "lo_acc_c": 0.8, "sup_acc_c": 0.95, "lo_ece_c": 0.15}
+    at = {
+        **CHAPTER,
+        "label_only_task_accuracy": 0.95,
+        "label_only_concept_accuracy": 0.8,
+        "sup_concept_accuracy": 0.95,
+        "label_only_concept_ece": 0.15,
+    }
     assert all(claims.h2h_seed_claims(at, T).values())
 
 
 def test_digit_seed_claims():
-    row = {"lo_shortcut": True, "sup_shortcut": False, "acc_y_gap": -0.05, "acc_y_ood_gap": 0.2}
+    row = {
+        "label_only_shortcut": True,
+        "sup_shortcut": False,
+        "task_accuracy_gap": -0.05,
+        "task_accuracy_ood_gap": 0.2,
+    }
     assert claims.digit_seed_claims(row, T) == dict.fromkeys(
         [c.name for c in claims.DIGIT_CLAIMS], True
     )
-    worse = {"lo_shortcut": True, "sup_shortcut": True, "acc_y_gap": 0.0501, "acc_y_ood_gap": 0.19}
+    worse = {
+        "label_only_shortcut": True,
+        "sup_shortcut": True,
+        "task_accuracy_gap": 0.0501,
+        "task_accuracy_ood_gap": 0.19,
+    }
     assert not any(claims.digit_seed_claims(worse, T).values())
-    clean = {**row, "lo_shortcut": False}  # nothing to remove: the claim does not hold
+    clean = {**row, "label_only_shortcut": False}  # nothing to remove: the claim does not hold
     assert not claims.digit_seed_claims(clean, T)["digits_supervision_removes_shortcut"]
 
 
 def test_calibration_seed_claims_need_a_strict_decrease():
     assert claims.calibration_seed_claims(
-        {"lo_ece_change": -1e-9, "digits_lo_ece_change": 0.0}
+        {"label_only_ece_change": -1e-9, "digits_label_only_ece_change": 0.0}
     ) == {
         "concept_temperature_lowers_ece": True,
         "digits_temperature_lowers_ece": False,

@@ -120,7 +120,7 @@ def test_claims_are_rates_of_the_per_seed_verdicts(run):
     calibration = _t(root, "calibrate", "calibration_claims").set_index("claim")
     per_seed = _t(root, "calibrate", "calibration_summaries")
     assert calibration.loc["concept_temperature_lowers_ece", "holds_on"] == int(
-        (per_seed["lo_ece_after"] < per_seed["lo_ece_before"]).sum()
+        (per_seed["label_only_ece_after"] < per_seed["label_only_ece_before"]).sum()
     )
 
 
@@ -128,12 +128,12 @@ def test_distributions_summarise_the_per_seed_rows(run):
     root, _ = run
     summary = _t(root, "score", "h2h_summaries")
     dist = _t(root, "score", "h2h_distribution").set_index("metric")
-    for metric in ("lo_acc_c", "sup_acc_c", "ood_acc_y_ood"):
+    for metric in ("label_only_concept_accuracy", "sup_concept_accuracy", "ood_task_accuracy_ood"):
         assert dist.loc[metric, "mean"] == pytest.approx(summary[metric].mean())
         assert dist.loc[metric, "lo"] <= dist.loc[metric, "mean"] <= dist.loc[metric, "hi"]
     panels = pd.concat([_t(root, "score", "concept_panels", b) for b in range(N_SEEDS)])
     lo = panels[panels["model"] == "label_only"].sort_values("seed")
-    assert summary["lo_acc_c"].tolist() == lo["acc_c"].tolist()
+    assert summary["label_only_concept_accuracy"].tolist() == lo["acc_c"].tolist()
 
 
 def test_the_head_to_head_exhibit_is_the_first_collapse_of_the_scan(run):
@@ -211,20 +211,21 @@ def test_metrics_carry_distributions_and_claim_rates(run):
     root, _ = run
     score = read_json(root / "data/score/shortcuts/metrics_aggregate.json")
     for key in (
-        "score.head_to_head.lo_acc_c.mean",
-        "score.head_to_head.lo_acc_c.lo",
-        "score.head_to_head.lo_acc_c.hi",
-        "score.head_to_head.lo_acc_c.n_seeds",
-        "score.head_to_head.lo_acc_c.claim_rate",
+        "score.head_to_head.label_only_concept_accuracy.mean",
+        "score.head_to_head.label_only_concept_accuracy.lo",
+        "score.head_to_head.label_only_concept_accuracy.hi",
+        "score.head_to_head.label_only_concept_accuracy.n_seeds",
+        "score.head_to_head.label_only_concept_accuracy.claim_rate",
         "score.head_to_head.h2h_labels_indistinguishable.claim_rate",
-        "score.digits.acc_y_ood_gap.claim_rate",
-        "score.incidence.xor2.support_0p5.rate",
+        "score.digits.task_accuracy_ood_gap.claim_rate",
+        "score.incidence.xor2.support_0p5.rate.value",
+        "score.incidence.xor2.support_0p5.rate.lo",
         "score.digit_incidence.evenodd.concept_sup_0p1",
     ):
         assert key in score, key
-    assert score["score.head_to_head.lo_acc_c.n_seeds"] == N_SEEDS
+    assert score["score.head_to_head.label_only_concept_accuracy.n_seeds"] == N_SEEDS
     calibrate = read_json(root / "data/calibrate/shortcuts/metrics_aggregate.json")
-    assert "calibrate.calibration.lo_ece_change.claim_rate" in calibrate
+    assert "calibrate.concept_heads.label_only_ece_change.claim_rate" in calibrate
 
 
 def test_blocks_are_byte_identical_across_runs_and_sweep_sizes(run, tmp_path):

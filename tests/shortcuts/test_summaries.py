@@ -108,10 +108,10 @@ def test_h2h_summary_joins_panels_runs_and_ood_with_the_claims():
         _panels(range(4)), _runs(range(4), collapse_on={1, 3}), models=MODELS, thresholds=T
     )
     assert summary["seed"].tolist() == [0, 1, 2, 3]
-    assert summary["lo_collapse"].tolist() == [False, True, False, True]
+    assert summary["label_only_collapse"].tolist() == [False, True, False, True]
     assert summary["h2h_label_only_collapses"].tolist() == [False, True, False, True]
     assert summary["sup_identity"].all() and summary["h2h_twin_identity"].all()
-    assert summary["ood_acc_y_ood"].tolist() == [0.0, 0.25, 0.5, 0.75]
+    assert summary["ood_task_accuracy_ood"].tolist() == [0.0, 0.25, 0.5, 0.75]
     assert summary["ood_alarm"].all()
     assert not summary["ood_correct"].any()
 
@@ -127,8 +127,8 @@ def test_ood_table_shares_and_wilson_interval():
         {
             "ood_label_perfect": [True, True, True, False],
             "ood_correct": [True, False, False, True],
-            "ood_acc_y_test": [1.0, 1.0, 1.0, 0.9],
-            "ood_acc_y_ood": [1.0, 0.5, 0.5, 1.0],
+            "ood_task_accuracy_test": [1.0, 1.0, 1.0, 0.9],
+            "ood_task_accuracy_ood": [1.0, 0.5, 0.5, 1.0],
         }
     )
     counted = {"n_opt_biased": 64, "n_survivors": 16, "counted_by": "enumeration"}
@@ -210,8 +210,8 @@ def test_digit_summary_pairs_seeds_and_computes_the_gaps():
     summary = S.digit_summary(
         _digit_runs(range(3), {1, 2}), support="evenodd", supervised="concept_sup=0.1", thresholds=T
     )
-    assert summary["acc_y_gap"].tolist() == [0.0] * 3
-    assert summary["acc_y_ood_gap"].tolist() == pytest.approx([0.8] * 3)
+    assert summary["task_accuracy_gap"].tolist() == [0.0] * 3
+    assert summary["task_accuracy_ood_gap"].tolist() == pytest.approx([0.8] * 3)
     assert summary["digits_supervision_removes_shortcut"].tolist() == [False, True, True]
     assert (
         summary["digits_ood_separates"].all() and summary["digits_labels_indistinguishable"].all()
@@ -263,13 +263,13 @@ def test_pick_digit_exhibit_rules():
     summary = pd.DataFrame(
         {
             "seed": [0, 1, 2, 3],
-            "lo_shortcut": [False, False, True, True],
-            "lo_acc_c": [0.9, 0.1, 0.5, 0.05],
+            "label_only_shortcut": [False, False, True, True],
+            "label_only_concept_accuracy": [0.9, 0.1, 0.5, 0.05],
         }
     )
     ex = S.pick_digit_exhibit(summary, rule="first_shortcut")
     assert (ex["seed"], ex["rank"], ex["n_shortcut"]) == (2, 3, 2)
-    none = S.pick_digit_exhibit(summary.assign(lo_shortcut=False), rule="first_shortcut")
+    none = S.pick_digit_exhibit(summary.assign(label_only_shortcut=False), rule="first_shortcut")
     assert none["seed"] == 0 and "no seed of 0..3" in none["statement"]
     assert S.pick_digit_exhibit(summary, rule="first")["seed"] == 0
     with pytest.raises(InputError, match="exhibit.digits"):

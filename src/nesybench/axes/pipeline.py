@@ -166,7 +166,7 @@ def train_seed(ctx) -> None:
     ctx.write_metrics(
         {
             "n_train": len(train_q),
-            "train_accuracy": {f"depth_{int(r.depth)}": r.accuracy for r in acc.itertuples()},
+            "fit_accuracy": {f"depth_{int(r.depth)}": r.accuracy for r in acc.itertuples()},
         }
     )
 

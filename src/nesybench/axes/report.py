@@ -252,8 +252,8 @@ def _exhibit_blocks(loader) -> list[Block]:
             params=params,
             note=f"Coverage over all questions: strict {m['score.coverage_strict']:.4f}, after "
             f"repair {m['score.coverage_repaired']:.4f}; accuracy on parsed questions "
-            f"{m['score.acc_on_parsed']:.4f} (asserted 1.0 question by question), so overall = "
-            "coverage x 1.",
+            f"{m['score.accuracy_on_parsed']:.4f} (asserted 1.0 question by question), so "
+            "overall = coverage x 1.",
         ),
         Table(
             "Which synonym hits which depth",

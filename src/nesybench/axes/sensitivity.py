@@ -17,6 +17,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..io import parquet_bytes
+from ..metric_keys import variant_segment
 from ..sensitivity import (
     DEFAULT,
     apply_variant,
@@ -140,7 +141,7 @@ def sensitivity(ctx) -> None:
         {
             **sensitivity_metrics(table, p),
             **{
-                f"sensitivity_mixture.{r['metric']}.{r['setting']}": {
+                f"sensitivity_mixture.{r['metric']}.{variant_segment(r['setting'])}": {
                     k: r[k] for k in ("mean", "lo", "hi", "n_seeds")
                 }
                 for r in mixture.to_dict("records")

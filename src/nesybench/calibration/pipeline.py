@@ -187,8 +187,9 @@ def score_seed(ctx) -> None:
     printing.before(ctx, before, exhibit, s, y)
     ctx.write_metrics(
         {
-            **{k: b[k] for k in ("ece", "mce", "nll", "brier", "acc", "auc", "ce2_debiased")},
-            "score_range": {
+            **{k: b[k] for k in ("ece", "mce", "nll", "brier", "auc", "ce2_debiased")},
+            "accuracy": b["acc"],
+            "prediction_range": {
                 "pos_min": float(s[y == 1].min()),
                 "pos_max": float(s[y == 1].max()),
                 "neg_min": float(s[y == 0].min()),

@@ -189,10 +189,10 @@ def section(loader) -> list[Block]:
             "Held-out true facts: the model's own probability sigmoid(s), and after temperature",
             held.drop(columns="triple_id"),
             params=params,
-            note=f"Scores of positives span [{score_m['score.score_range.pos_min']:.3f}, "
-            f"{score_m['score.score_range.pos_max']:.3f}], "
-            f"negatives [{score_m['score.score_range.neg_min']:.3f}, "
-            f"{score_m['score.score_range.neg_max']:.3f}]. "
+            note=f"Scores of positives span [{score_m['score.prediction_range.pos_min']:.3f}, "
+            f"{score_m['score.prediction_range.pos_max']:.3f}], "
+            f"negatives [{score_m['score.prediction_range.neg_min']:.3f}, "
+            f"{score_m['score.prediction_range.neg_max']:.3f}]. "
             f"The lowest held-out probability, {score_m['score.heldout_min_p']:.4f}, belongs to a "
             "TRUE triple.",
         ),
@@ -202,7 +202,7 @@ def section(loader) -> list[Block]:
             params=params,
             note=f"ECE {score_m['score.ece']:.4f}, MCE {score_m['score.mce']:.4f}, "
             f"Brier {score_m['score.brier']:.4f}, NLL {score_m['score.nll']:.4f}, "
-            f"acc(0.5) {score_m['score.acc']:.4f}, AUC {score_m['score.auc']:.4f}. "
+            f"acc(0.5) {score_m['score.accuracy']:.4f}, AUC {score_m['score.auc']:.4f}. "
             "Every bin is listed; an empty bin has no confidence or accuracy (–).",
         ),
         Table(

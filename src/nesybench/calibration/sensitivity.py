@@ -18,6 +18,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..errors import check_claim
+from ..metric_keys import knob_segment
 from ..metrics.stats import wilson_interval
 from ..sensitivity import (
     DEFAULT,
@@ -123,7 +124,7 @@ def sensitivity(ctx) -> None:
     ctx.write_table("conditional", conditional, key=["order"])
     ctx.log(f"{len(summaries)} settings x {len(SEED_CLAIMS)} claims over {len(ctx.seeds)} seeds")
     by_split = {
-        f"conditional.{r['claim']}.heldout_in_eval={r['heldout_in_eval']}": {
+        f"conditional.{r['claim']}.{knob_segment('heldout_in_eval', str(r['heldout_in_eval']))}": {
             "claim_rate": r["rate"],
             "lo": r["rate_lo"],
             "hi": r["rate_hi"],

@@ -31,7 +31,7 @@ SEED_METRICS = (
     Metric("brier_before", "eval-half Brier of sigmoid(s)"),
     Metric("brier_after_temperature", "eval-half Brier after temperature"),
     Metric("brier_change_temperature", "Brier change under temperature (after - before)"),
-    Metric("acc", "eval-half accuracy at 0.5 (unchanged by temperature)"),
+    Metric("accuracy", "eval-half accuracy at 0.5 (unchanged by temperature)"),
     Metric("auc", "eval-half AUC (unchanged by temperature)"),
     Metric("heldout_min_p", "lowest raw probability of a held-out TRUE fact"),
 )
@@ -117,7 +117,7 @@ def seed_summary(
         "brier_before": before["brier"],
         "brier_after_temperature": after["brier"],
         "brier_change_temperature": after["brier"] - before["brier"],
-        "acc": before["acc"],
+        "accuracy": before["acc"],
         "auc": before["auc"],
         "heldout_min_p": float(heldout_min_p),
         "heldout_in_eval": int(heldout_in_eval),

@@ -26,6 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import InputError
+from ..metric_keys import key_segment
 from .labelers import OUTCOMES, Labeling, label_benchmark, labeler_for, summarize_labelings
 from .readers import Benchmark, read_benchmark
 from .score_nli import baselines, read_predictions, score_predictions
@@ -302,11 +303,16 @@ def inventory_table(benches: Sequence[tuple[str, Benchmark]]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(INVENTORY_COLUMNS))
 
 
+# score-nli's numbers of a shipped system, besides its accuracy and interval
+SYSTEM_METRICS = ("n", "majority", "uniform", "always_unknown", "proof_accuracy")
+
+
 def benchmark_metrics(
     agreement: pd.DataFrame, audit: pd.DataFrame, scores: pd.DataFrame, *, time_limit: float
 ) -> dict[str, dict]:
-    """Flat-able metrics of the benchmark tables, keyed by benchmark and by scored system."""
-    out: dict = {"agreement": {}, "score_nli": {}, "folio_time_limit": time_limit}
+    """Flat-able metrics of the benchmark tables, keyed by benchmark and by scored system
+    (``systems.prontoqa_greedy.accuracy.{value,lo,hi}``)."""
+    out: dict = {"agreement": {}, "systems": {}, "folio_time_limit": time_limit}
     for r in agreement.to_dict("records"):
         out["agreement"][r["benchmark"]] = {
             k: r[k]
@@ -318,20 +324,15 @@ def benchmark_metrics(
         "not_parsed": int((audit["status"] == "not parsed").sum()),
     }
     for r in scores.to_dict("records"):
-        out["score_nli"][r["system"]] = {
-            k: r[k]
-            for k in (
-                "n",
-                "accuracy",
-                "accuracy_lo",
-                "accuracy_hi",
-                "majority",
-                "uniform",
-                "always_unknown",
-                "proof_accuracy",
-            )
-            if _is_number(r[k])
-        }
+        system = {k: r[k] for k in SYSTEM_METRICS if _is_number(r[k])}
+        if _is_number(r["accuracy"]):
+            # the interval beside its point estimate (nesybench.metric_keys)
+            system["accuracy"] = {
+                "value": r["accuracy"],
+                "lo": r["accuracy_lo"],
+                "hi": r["accuracy_hi"],
+            }
+        out["systems"][key_segment(r["system"])] = system
     return out
 
 

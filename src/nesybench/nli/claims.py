@@ -60,7 +60,7 @@ SEED_CLAIMS = (
     SeedClaim(
         "majority_beats_uniform",
         "FOLIO-lite's majority baseline beats the 1/3 uniform guess (chapter: 0.500)",
-        metric="folio_majority_acc",
+        metric="folio_majority_accuracy",
     ),
 )
 
@@ -78,7 +78,7 @@ def seed_claims(summary: pd.DataFrame, thresholds: Mapping[str, Mapping]) -> pd.
         "greedy_loses_proofs": summary["proof_gap"] >= min_gap - 1e-12,
         "greedy_right_for_wrong_reason": summary["greedy_rfwr"] > 0,
         "greedy_deep_collapse": summary["deep_label_gap"] < 0,
-        "majority_beats_uniform": summary["folio_majority_acc"] > 1 / 3 + 1e-12,
+        "majority_beats_uniform": summary["folio_majority_accuracy"] > 1 / 3 + 1e-12,
     }
     return summary.assign(**{name: col.astype(bool) for name, col in verdicts.items()})
 

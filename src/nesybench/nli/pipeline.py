@@ -125,7 +125,7 @@ def score_seed(ctx) -> None:
     ctx.write_metrics(
         {
             **{k: v for k, v in summary.iloc[0].items() if k != "seed"},
-            "pipeline_answered_label_acc": answered_summary(traces)["label_acc"],
+            "pipeline_answered_label_accuracy": answered_summary(traces)["label_acc"],
             "worked_example": meta["example_id"],
         }
     )

@@ -41,18 +41,18 @@ TRAP_COLUMNS = ("label_acc", "proof_acc", "abstention", "rfwr")
 #: the per-seed numbers summarised over seeds, in report order
 SEED_METRICS = (
     Metric("prontoqa_corrupted_frac", "PrOntoQA-lite: share of examples with a corrupted rule"),
-    Metric("pipeline_label_acc", "translate-then-prove: label accuracy"),
-    Metric("pipeline_proof_acc", "translate-then-prove: strict-proof accuracy"),
+    Metric("pipeline_label_accuracy", "translate-then-prove: label accuracy"),
+    Metric("pipeline_proof_accuracy", "translate-then-prove: strict-proof accuracy"),
     Metric("pipeline_abstention", "translate-then-prove: abstention"),
-    Metric("greedy_label_acc", "greedy: label accuracy"),
-    Metric("greedy_proof_acc", "greedy: strict-proof accuracy"),
+    Metric("greedy_label_accuracy", "greedy: label accuracy"),
+    Metric("greedy_proof_accuracy", "greedy: strict-proof accuracy"),
     Metric("greedy_rfwr", "greedy: right for the wrong reason"),
     Metric("label_gap", "label accuracy, greedy - translate-then-prove"),
     Metric("proof_gap", "strict-proof accuracy, translate-then-prove - greedy"),
     Metric("deep_label_gap", "label accuracy at the deepest hop count, greedy - pipeline"),
-    Metric("prontoqa_majority_acc", "PrOntoQA-lite: majority baseline (best blind guess)"),
-    Metric("folio_majority_acc", "FOLIO-lite: majority baseline (best blind guess)"),
-    Metric("folio_greedy_cwa_acc", "FOLIO-lite: greedy CWA accuracy (= 1 - P(Unknown))"),
+    Metric("prontoqa_majority_accuracy", "PrOntoQA-lite: majority baseline (best blind guess)"),
+    Metric("folio_majority_accuracy", "FOLIO-lite: majority baseline (best blind guess)"),
+    Metric("folio_greedy_cwa_accuracy", "FOLIO-lite: greedy CWA accuracy (= 1 - P(Unknown))"),
 )
 
 
@@ -239,15 +239,20 @@ def seed_summary(
     row = {
         "seed": int(seed),
         "prontoqa_corrupted_frac": float(pronto["is_corrupted"].mean()),
-        **{f"pipeline_{k}": float(pipe[k]) for k in ("label_acc", "proof_acc", "abstention")},
-        **{f"greedy_{k}": float(greedy[k]) for k in ("label_acc", "proof_acc")},
+        **{
+            f"pipeline_{_key_word(k)}": float(pipe[k])
+            for k in ("label_acc", "proof_acc", "abstention")
+        },
+        **{f"greedy_{_key_word(k)}": float(greedy[k]) for k in ("label_acc", "proof_acc")},
         "greedy_rfwr": float(greedy["rfwr"]),
         "label_gap": float(greedy["label_acc"] - pipe["label_acc"]),
         "proof_gap": float(pipe["proof_acc"] - greedy["proof_acc"]),
         "deep_label_gap": float(deep[SYSTEMS[1]] - deep[SYSTEMS[0]]),
-        "prontoqa_majority_acc": float(pronto["gold_label"].value_counts(normalize=True).max()),
-        "folio_majority_acc": float(folio_acc[FOLIO_SYSTEMS[2]]),
-        "folio_greedy_cwa_acc": float(folio_acc[FOLIO_SYSTEMS[1]]),
+        "prontoqa_majority_accuracy": float(
+            pronto["gold_label"].value_counts(normalize=True).max()
+        ),
+        "folio_majority_accuracy": float(folio_acc[FOLIO_SYSTEMS[2]]),
+        "folio_greedy_cwa_accuracy": float(folio_acc[FOLIO_SYSTEMS[1]]),
     }
     return pd.DataFrame([row])
 
@@ -310,13 +315,19 @@ def per_depth_plot(per_depth_dist: pd.DataFrame) -> pd.DataFrame:
     return wide[sorted(wide.columns)].reset_index()
 
 
+def _key_word(column: str) -> str:
+    """A per-system column's word in the seed summary and the metric keys: ``label_acc`` ->
+    ``label_accuracy`` (nesybench.metric_keys spells accuracy one way)."""
+    return column.removesuffix("_acc") + "_accuracy" if column.endswith("_acc") else column
+
+
 def per_depth_metrics(per_depth_dist: pd.DataFrame) -> dict:
-    """``per_depth.h<h>.<system>.<metric>.{mean,lo,hi,n_seeds}`` for label and proof accuracy."""
+    """``per_depth.h<h>.<system>.<label|proof>_accuracy.{mean,lo,hi,n_seeds}``."""
     out: dict = {}
     for r in per_depth_dist.itertuples(index=False):
         if r.metric not in ("label_acc", "proof_acc"):
             continue
-        base = f"per_depth.h{int(r.hops)}.{SHORT[r.system]}.{r.metric}"
+        base = f"per_depth.h{int(r.hops)}.{SHORT[r.system]}.{_key_word(r.metric)}"
         for stat in ("mean", "lo", "hi", "n_seeds"):
             out[f"{base}.{stat}"] = getattr(r, stat)
     return out

@@ -50,17 +50,17 @@ H2H_CLAIMS = (
     SeedClaim(
         "h2h_label_only_collapses",
         "the label-only net lands on a collapsing shortcut (label-perfect, alpha non-injective)",
-        metric="lo_cls_c",
+        metric="label_only_concept_collapse",
     ),
     SeedClaim(
         "h2h_acc_c_separates",
         "AccC separates: label-only <= acc_c_shortcut_max, twin >= acc_c_twin_min",
-        metric="lo_acc_c",
+        metric="label_only_concept_accuracy",
     ),
     SeedClaim(
         "h2h_f1_c_separates",
         "F1(C) separates: label-only <= acc_c_shortcut_max, twin >= acc_c_twin_min",
-        metric="lo_f1_c",
+        metric="label_only_concept_f1",
     ),
     SeedClaim(
         "h2h_cls_c_separates",
@@ -70,13 +70,13 @@ H2H_CLAIMS = (
     SeedClaim(
         "h2h_ece_c_separates",
         "ECE(C) separates: label-only >= ece_c_shortcut_min, twin <= ece_c_twin_max",
-        metric="lo_ece_c",
+        metric="label_only_concept_ece",
     ),
     SeedClaim(
         "ood_alarm",
         "the OOD alarm rings: on the biased support the label-only net's AccY off the support "
         "is below its AccY on it",
-        metric="ood_acc_y_ood",
+        metric="ood_task_accuracy_ood",
     ),
 )
 
@@ -90,12 +90,12 @@ DIGIT_CLAIMS = (
         "digits_labels_indistinguishable",
         "in-distribution AccY cannot tell the label-only and supervised digit models apart: "
         "|difference| <= digits_id_tolerance",
-        metric="acc_y_gap",
+        metric="task_accuracy_gap",
     ),
     SeedClaim(
         "digits_ood_separates",
         "OOD AccY can: supervised - label-only >= digits_ood_margin",
-        metric="acc_y_ood_gap",
+        metric="task_accuracy_ood_gap",
     ),
 )
 
@@ -103,12 +103,12 @@ CALIBRATION_CLAIMS = (
     SeedClaim(
         "concept_temperature_lowers_ece",
         "temperature scaling (fitted on train) lowers the label-only net's ECE(C) on test",
-        metric="lo_ece_change",
+        metric="label_only_ece_change",
     ),
     SeedClaim(
         "digits_temperature_lowers_ece",
         "calibration (fitted on val) lowers the label-only digit heads' top-label ECE on test",
-        metric="digits_lo_ece_change",
+        metric="digits_label_only_ece_change",
     ),
 )
 
@@ -116,44 +116,51 @@ CALIBRATION_CLAIMS = (
 def h2h_seed_claims(row: Mapping, t: Mapping) -> dict[str, bool]:
     """The head-to-head's directional claims on one seed.
 
-    ``row`` holds the seed's panel numbers (``lo_*`` label-only, ``sup_*`` twin), the flags
-    ``lo_collapse`` and ``sup_identity`` and the OOD accuracies; ``t`` is
+    ``row`` holds the seed's panel numbers (``label_only_*`` label-only, ``sup_*`` twin), the flags
+    ``label_only_collapse`` and ``sup_identity`` and the OOD accuracies; ``t`` is
     ``claims.thresholds``.
     """
-    lo = {k[3:]: v for k, v in row.items() if k.startswith("lo_")}
+    lo = {k.removeprefix("label_only_"): v for k, v in row.items() if k.startswith("label_only_")}
     sup = {k[4:]: v for k, v in row.items() if k.startswith("sup_")}
     return {
         "h2h_labels_indistinguishable": bool(
-            lo["acc_y"] >= t["acc_y_min"] and sup["acc_y"] >= t["acc_y_min"]
+            lo["task_accuracy"] >= t["acc_y_min"] and sup["task_accuracy"] >= t["acc_y_min"]
         ),
         "h2h_twin_identity": bool(row["sup_identity"]),
-        "h2h_label_only_collapses": bool(row["lo_collapse"]),
+        "h2h_label_only_collapses": bool(row["label_only_collapse"]),
         "h2h_acc_c_separates": bool(
-            lo["acc_c"] <= t["acc_c_shortcut_max"] and sup["acc_c"] >= t["acc_c_twin_min"]
+            lo["concept_accuracy"] <= t["acc_c_shortcut_max"]
+            and sup["concept_accuracy"] >= t["acc_c_twin_min"]
         ),
         "h2h_f1_c_separates": bool(
-            lo["f1_c"] <= t["acc_c_shortcut_max"] and sup["f1_c"] >= t["acc_c_twin_min"]
+            lo["concept_f1"] <= t["acc_c_shortcut_max"] and sup["concept_f1"] >= t["acc_c_twin_min"]
         ),
         "h2h_cls_c_separates": bool(
-            lo["cls_c"] >= t["cls_c_shortcut_min"]
-            and sup["cls_c"] <= t["cls_c_twin_max"]
-            and lo["cls_c"] - sup["cls_c"] >= t["cls_c_gap_min"]
+            lo["concept_collapse"] >= t["cls_c_shortcut_min"]
+            and sup["concept_collapse"] <= t["cls_c_twin_max"]
+            and lo["concept_collapse"] - sup["concept_collapse"] >= t["cls_c_gap_min"]
         ),
         "h2h_ece_c_separates": bool(
-            lo["ece_c"] >= t["ece_c_shortcut_min"] and sup["ece_c"] <= t["ece_c_twin_max"]
+            lo["concept_ece"] >= t["ece_c_shortcut_min"]
+            and sup["concept_ece"] <= t["ece_c_twin_max"]
         ),
-        "ood_alarm": bool(row["ood_acc_y_ood"] < row["ood_acc_y_test"]),
+        "ood_alarm": bool(row["ood_task_accuracy_ood"] < row["ood_task_accuracy_test"]),
     }
 
 
 def digit_seed_claims(row: Mapping, t: Mapping) -> dict[str, bool]:
     """The digit head-to-head's directional claims on one seed (paired: same init, same
-    batches).  ``row`` holds ``lo_shortcut``, ``sup_shortcut``, ``acc_y_gap`` (label-only -
-    supervised, test) and ``acc_y_ood_gap`` (supervised - label-only, ood)."""
+    batches).  ``row`` holds ``label_only_shortcut``, ``sup_shortcut``, ``task_accuracy_gap``
+    (label-only - supervised, test) and ``task_accuracy_ood_gap`` (supervised - label-only,
+    ood)."""
     return {
-        "digits_supervision_removes_shortcut": bool(row["lo_shortcut"] and not row["sup_shortcut"]),
-        "digits_labels_indistinguishable": bool(abs(row["acc_y_gap"]) <= t["digits_id_tolerance"]),
-        "digits_ood_separates": bool(row["acc_y_ood_gap"] >= t["digits_ood_margin"]),
+        "digits_supervision_removes_shortcut": bool(
+            row["label_only_shortcut"] and not row["sup_shortcut"]
+        ),
+        "digits_labels_indistinguishable": bool(
+            abs(row["task_accuracy_gap"]) <= t["digits_id_tolerance"]
+        ),
+        "digits_ood_separates": bool(row["task_accuracy_ood_gap"] >= t["digits_ood_margin"]),
     }
 
 
@@ -161,8 +168,8 @@ def calibration_seed_claims(row: Mapping) -> dict[str, bool]:
     """Calibration's directional claims on one seed: the ECE of the label-only concept heads
     (binary nets and digit model) goes down."""
     return {
-        "concept_temperature_lowers_ece": bool(row["lo_ece_change"] < 0),
-        "digits_temperature_lowers_ece": bool(row["digits_lo_ece_change"] < 0),
+        "concept_temperature_lowers_ece": bool(row["label_only_ece_change"] < 0),
+        "digits_temperature_lowers_ece": bool(row["digits_label_only_ece_change"] < 0),
     }
 
 

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from ..report.figures import new_figure, new_figure_grid
+from .summaries import panel_word
 
 MODELS = ("label_only", "concept_sup")
 
@@ -52,8 +53,8 @@ def seeds_figure(summary: pd.DataFrame, keys, *, labels=("label-only", "supervis
     (right), one dot per seed: the spread behind the distribution table."""
     fig, axes = new_figure_grid(1, len(keys), width=1.45 * len(keys), height=2.6, squeeze=False)
     for ax, key in zip(axes[0], keys):
-        for i, prefix in enumerate(("lo", "sup")):
-            values = summary[f"{prefix}_{key}"].to_numpy(dtype=float)
+        for i, prefix in enumerate(("label_only", "sup")):
+            values = summary[f"{prefix}_{panel_word(key)}"].to_numpy(dtype=float)
             offsets = np.linspace(-0.12, 0.12, len(values)) if len(values) > 1 else [0.0]
             ax.plot(i + np.asarray(offsets), values, "o", color=f"C{i}", markersize=3, alpha=0.8)
         ax.set_xticks([0, 1], labels, fontsize=7, rotation=30)

@@ -604,7 +604,9 @@ def _aggregate_incidence(ctx, runs: pd.DataFrame) -> dict:
     return {
         "incidence": {
             t: {
-                metric_token(r["support_frac"]): {k: r[k] for k in ("rate", "rate_lo", "rate_hi")}
+                metric_token(r["support_frac"]): {
+                    "rate": {"value": r["rate"], "lo": r["rate_lo"], "hi": r["rate_hi"]}
+                }
                 for r in table[table["task"] == t].to_dict("records")
             }
             for t in inc["tasks"]
@@ -749,7 +751,7 @@ def calibrate_aggregate(ctx) -> None:
     )
     printing.calibration(dist, verdicts, table)
     check_claims(verdicts, where=f"shortcuts concept-head calibration over {len(summary)} seeds")
-    ctx.write_metrics({"calibration": sweep_metrics(dist, verdicts, claims.CALIBRATION_CLAIMS)})
+    ctx.write_metrics({"concept_heads": sweep_metrics(dist, verdicts, claims.CALIBRATION_CLAIMS)})
 
 
 def calibrate_variant(ctx) -> None:

@@ -255,7 +255,7 @@ def calibration_blocks(loader) -> list[Block]:
     seed = int(loader.table("score", "digit_exhibit")["seed"].iloc[0])
     summary = loader.table("calibrate", "calibration_summaries")
     n = len(summary)
-    edge = {m: int(summary[f"{m}_tau_at_edge"].sum()) for m in ("lo", "sup")}
+    edge = {m: int(summary[f"{m}_tau_at_edge"].sum()) for m in ("label_only", "sup")}
     return [
         Heading("Concept-head calibration", level=3),
         *sweep_tables(
@@ -265,11 +265,11 @@ def calibration_blocks(loader) -> list[Block]:
         ),
         Paragraph(
             "**Bracket edge.** The label-only net's concept-head temperature sits on the edge of "
-            f"its search bracket on {edge['lo']} of {n} seeds, the twin's on {edge['sup']} of "
-            f"{n}: there the NLL keeps falling towards the edge (uniform heads for tau at the "
-            "top, hard ones at the bottom), so the fitted tau is the bracket, not an interior "
-            "optimum, and the ECE(C) drop of the claim above is what flattening confidently "
-            "wrong heads buys, not a calibrated temperature."
+            f"its search bracket on {edge['label_only']} of {n} seeds, the twin's on "
+            f"{edge['sup']} of {n}: there the NLL keeps falling towards the edge (uniform heads "
+            "for tau at the top, hard ones at the bottom), so the fitted tau is the bracket, not "
+            "an interior optimum, and the ECE(C) drop of the claim above is what flattening "
+            "confidently wrong heads buys, not a calibrated temperature."
         ),
         Table(
             "digit heads before -> after calibration (means over seeds; the top-label ECE's "

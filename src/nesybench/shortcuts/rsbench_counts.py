@@ -36,6 +36,7 @@ from ..counting.tasks import count_task, exact_text, get_task, plan_task
 from ..errors import InputError, check_claim
 from ..logic.knowledge import make_knowledge
 from ..logic.states import state_str
+from ..metric_keys import key_segment
 
 __all__ = ["RsbenchCounts", "rsbench_count_tables", "published_notes"]
 
@@ -210,7 +211,8 @@ def rsbench_count_tables(params: dict, *, log=lambda message: None) -> RsbenchCo
     )
     metrics = {}
     for row in rows:
-        key = f"rsbench.{row['task'].removeprefix('rsbench/')}.{row['extractor']}"
+        task = key_segment(row["task"].removeprefix("rsbench/"))  # mnadd-evenodd -> mnadd_evenodd
+        key = f"rsbench.{task}.{row['extractor']}"
         metrics[f"{key}.exact"] = row["status"] == "exact"
         if row["status"] == "exact":
             metrics[f"{key}.log2_n_opt"] = row["log2_n_opt"]

@@ -20,6 +20,7 @@ import pandas as pd
 
 from ..errors import check_claim
 from ..logic.knowledge import all_states, state_str
+from ..metric_keys import variant_segment
 from ..metrics.stats import wilson_interval
 from ..sensitivity import (
     DEFAULT,
@@ -231,7 +232,9 @@ def sensitivity(ctx) -> None:
         {
             **sensitivity_metrics(table, p),
             "optima": {
-                f"{r['setting']}.{variant_token(THRESHOLD, r['min_acc_y'])}": {
+                variant_segment(r["setting"])
+                + "."
+                + variant_segment(variant_token(THRESHOLD, r["min_acc_y"])): {
                     **{kind: r[kind] for kind in OPTIMUM_KINDS},
                     "collapse_rate": r["collapse_rate"],
                 }

@@ -41,37 +41,56 @@ __all__ = [
 ]
 
 PANEL = ("acc_y", "acc_c", "f1_c", "cls_c", "ece_c")
+# A panel column's word in the seed summaries and metric keys (nesybench.metric_keys: one
+# spelling, ``accuracy``; every concept metric named ``concept_*``); the panels themselves keep
+# rsbench's column names (AccY, AccC, F1(C), Cls(C), ECE(C)).
+PANEL_WORD = {
+    "acc_y": "task_accuracy",
+    "acc_y_ood": "task_accuracy_ood",
+    "acc_c": "concept_accuracy",
+    "f1_c": "concept_f1",
+    "cls_c": "concept_collapse",
+    "ece_c": "concept_ece",
+}
+
+
+def panel_word(column: str) -> str:
+    """A panel column's summary word: ``acc_c`` -> ``concept_accuracy``."""
+    return PANEL_WORD[column]
+
 
 H2H_METRICS = (
-    *(Metric(f"lo_{k}", f"label-only {k} (test)") for k in PANEL),
-    *(Metric(f"sup_{k}", f"concept-supervised twin {k} (test)") for k in PANEL),
-    Metric("ood_acc_y_test", "label-only AccY on the biased support (test)"),
-    Metric("ood_acc_y_ood", "label-only AccY off the biased support (ood)"),
+    *(Metric(f"label_only_{panel_word(k)}", f"label-only {k} (test)") for k in PANEL),
+    *(Metric(f"sup_{panel_word(k)}", f"concept-supervised twin {k} (test)") for k in PANEL),
+    Metric("ood_task_accuracy_test", "label-only AccY on the biased support (test)"),
+    Metric("ood_task_accuracy_ood", "label-only AccY off the biased support (ood)"),
 )
 
 DIGIT_PANEL = ("acc_y", "acc_y_ood", "acc_c", "f1_c", "cls_c", "ece_c")
 DIGIT_METRICS = (
-    *(Metric(f"lo_{k}", f"label-only {k}") for k in DIGIT_PANEL),
-    *(Metric(f"sup_{k}", f"concept-supervised {k}") for k in DIGIT_PANEL),
-    Metric("acc_y_gap", "AccY label-only - supervised (test)"),
-    Metric("acc_y_ood_gap", "AccY-OOD supervised - label-only"),
+    *(Metric(f"label_only_{panel_word(k)}", f"label-only {k}") for k in DIGIT_PANEL),
+    *(Metric(f"sup_{panel_word(k)}", f"concept-supervised {k}") for k in DIGIT_PANEL),
+    Metric("task_accuracy_gap", "AccY label-only - supervised (test)"),
+    Metric("task_accuracy_ood_gap", "AccY-OOD supervised - label-only"),
 )
 
 # The numbers of the mitigation sweep, per (support, mitigation) cell.
 SWEEP_METRICS = ("acc_y", "acc_y_ood", "acc_c", "f1_c", "cls_c", "cls_c_digits", "ece_c")
 
 CALIBRATION_METRICS = (
-    Metric("lo_tau", "label-only net: fitted temperature"),
-    Metric("lo_tau_at_edge", "label-only net: tau on the search-bracket edge (share of seeds)"),
-    Metric("lo_ece_before", "label-only net: ECE(C) before (test)"),
-    Metric("lo_ece_after", "label-only net: ECE(C) after temperature (test)"),
-    Metric("lo_ece_change", "label-only net: ECE(C) change"),
+    Metric("label_only_tau", "label-only net: fitted temperature"),
+    Metric(
+        "label_only_tau_at_edge", "label-only net: tau on the search-bracket edge (share of seeds)"
+    ),
+    Metric("label_only_ece_before", "label-only net: ECE(C) before (test)"),
+    Metric("label_only_ece_after", "label-only net: ECE(C) after temperature (test)"),
+    Metric("label_only_ece_change", "label-only net: ECE(C) change"),
     Metric("sup_tau", "twin: fitted temperature"),
     Metric("sup_tau_at_edge", "twin: tau on the search-bracket edge (share of seeds)"),
     Metric("sup_ece_change", "twin: ECE(C) change"),
-    Metric("digits_lo_ece_before", "label-only digit heads: top-label ECE before (test)"),
-    Metric("digits_lo_ece_after", "label-only digit heads: top-label ECE after (test)"),
-    Metric("digits_lo_ece_change", "label-only digit heads: top-label ECE change"),
+    Metric("digits_label_only_ece_before", "label-only digit heads: top-label ECE before (test)"),
+    Metric("digits_label_only_ece_after", "label-only digit heads: top-label ECE after (test)"),
+    Metric("digits_label_only_ece_change", "label-only digit heads: top-label ECE change"),
     Metric("digits_sup_ece_change", "supervised digit heads: top-label ECE change"),
 )
 
@@ -128,16 +147,16 @@ def h2h_summary(
     rows = []
     for seed in sorted(lo.index):
         row = {"seed": int(seed)}
-        row.update({f"lo_{k}": float(lo.loc[seed, k]) for k in PANEL})
-        row.update({f"sup_{k}": float(sup.loc[seed, k]) for k in PANEL})
+        row.update({f"label_only_{panel_word(k)}": float(lo.loc[seed, k]) for k in PANEL})
+        row.update({f"sup_{panel_word(k)}": float(sup.loc[seed, k]) for k in PANEL})
         alpha = dict(pair.split("->") for pair in sup_run.loc[seed, "alpha"].split())
         row.update(
-            lo_shortcut=bool(lo_run.loc[seed, "shortcut"]),
-            lo_collapse=bool(lo_run.loc[seed, "collapse"]),
+            label_only_shortcut=bool(lo_run.loc[seed, "shortcut"]),
+            label_only_collapse=bool(lo_run.loc[seed, "collapse"]),
             sup_identity=all(k == v for k, v in alpha.items()),
-            lo_alpha=str(lo.loc[seed, "alpha"]),
-            ood_acc_y_test=float(ood.loc[seed, "acc_y_test"]),
-            ood_acc_y_ood=float(ood.loc[seed, "acc_y_ood"]),
+            label_only_alpha=str(lo.loc[seed, "alpha"]),
+            ood_task_accuracy_test=float(ood.loc[seed, "acc_y_test"]),
+            ood_task_accuracy_ood=float(ood.loc[seed, "acc_y_ood"]),
             ood_label_perfect=bool(ood.loc[seed, "label_perfect"]),
             ood_correct=bool(ood.loc[seed, "acc_y_ood"] >= float(models["min_acc_y"])),
         )
@@ -199,8 +218,8 @@ def ood_table(summary: pd.DataFrame, counted: Mapping, *, task: str, support: st
                 else float("nan"),
                 "ood_correct_lo": lo,
                 "ood_correct_hi": hi,
-                "mean_acc_y_test": float(summary["ood_acc_y_test"].mean()),
-                "mean_acc_y_ood": float(summary["ood_acc_y_ood"].mean()),
+                "mean_acc_y_test": float(summary["ood_task_accuracy_test"].mean()),
+                "mean_acc_y_ood": float(summary["ood_task_accuracy_ood"].mean()),
             }
         ]
     )
@@ -242,14 +261,15 @@ def digit_summary(
     rows = []
     for seed in sorted(lo.index):
         row = {"seed": int(seed)}
-        row.update({f"lo_{k}": float(lo.loc[seed, k]) for k in DIGIT_PANEL})
-        row.update({f"sup_{k}": float(sup.loc[seed, k]) for k in DIGIT_PANEL})
+        row.update({f"label_only_{panel_word(k)}": float(lo.loc[seed, k]) for k in DIGIT_PANEL})
+        row.update({f"sup_{panel_word(k)}": float(sup.loc[seed, k]) for k in DIGIT_PANEL})
         row.update(
-            acc_y_gap=row["lo_acc_y"] - row["sup_acc_y"],
-            acc_y_ood_gap=row["sup_acc_y_ood"] - row["lo_acc_y_ood"],
-            lo_shortcut=bool(lo.loc[seed, "shortcut"]),
+            task_accuracy_gap=row["label_only_task_accuracy"] - row["sup_task_accuracy"],
+            task_accuracy_ood_gap=row["sup_task_accuracy_ood"]
+            - row["label_only_task_accuracy_ood"],
+            label_only_shortcut=bool(lo.loc[seed, "shortcut"]),
             sup_shortcut=bool(sup.loc[seed, "shortcut"]),
-            lo_map=str(lo.loc[seed, "digit_map"]),
+            label_only_map=str(lo.loc[seed, "digit_map"]),
             sup_map=str(sup.loc[seed, "digit_map"]),
         )
         row.update(digit_seed_claims(row, thresholds))
@@ -341,8 +361,10 @@ def pick_digit_exhibit(summary: pd.DataFrame, *, rule: str) -> dict:
     lands on a shortcut (seed 0 if none does, stated); ``first`` is seed 0.  Its rank is by
     label-only AccC among the seeds (1 = lowest; ties by seed)."""
     n = len(summary)
-    ordered = summary.sort_values(["lo_acc_c", "seed"], kind="mergesort")["seed"].tolist()
-    hits = summary[summary["lo_shortcut"].astype(bool)].sort_values("seed")
+    ordered = summary.sort_values(["label_only_concept_accuracy", "seed"], kind="mergesort")[
+        "seed"
+    ].tolist()
+    hits = summary[summary["label_only_shortcut"].astype(bool)].sort_values("seed")
     if rule == "first_shortcut" and len(hits):
         seed = int(hits["seed"].iloc[0])
         statement = (
@@ -357,7 +379,7 @@ def pick_digit_exhibit(summary: pd.DataFrame, *, rule: str) -> dict:
         )
     else:
         raise InputError(f"exhibit.digits must be first_shortcut or first, got {rule!r}")
-    value = float(summary.set_index("seed").loc[seed, "lo_acc_c"])
+    value = float(summary.set_index("seed").loc[seed, "label_only_concept_accuracy"])
     return {
         "rule": rule,
         "statement": statement,
@@ -365,7 +387,7 @@ def pick_digit_exhibit(summary: pd.DataFrame, *, rule: str) -> dict:
         "rank": ordered.index(seed) + 1,
         "n_seeds": n,
         "n_shortcut": int(len(hits)),
-        "metric": "lo_acc_c",
+        "metric": "label_only_concept_accuracy",
         "value": value,
     }
 
@@ -383,18 +405,18 @@ def concept_calibration_summary(concept: pd.DataFrame) -> pd.DataFrame:
     for seed in sorted(lo.index):
         row = {
             "seed": int(seed),
-            "lo_tau": float(lo.loc[seed, "tau"]),
-            "lo_tau_at_edge": bool(lo.loc[seed, "at_bracket_edge"]),
-            "lo_ece_before": float(lo.loc[seed, "ece_top_before"]),
-            "lo_ece_after": float(lo.loc[seed, "ece_top_after"]),
+            "label_only_tau": float(lo.loc[seed, "tau"]),
+            "label_only_tau_at_edge": bool(lo.loc[seed, "at_bracket_edge"]),
+            "label_only_ece_before": float(lo.loc[seed, "ece_top_before"]),
+            "label_only_ece_after": float(lo.loc[seed, "ece_top_after"]),
             "sup_tau": float(sup.loc[seed, "tau"]),
             "sup_tau_at_edge": bool(sup.loc[seed, "at_bracket_edge"]),
             "sup_ece_change": float(
                 sup.loc[seed, "ece_top_after"] - sup.loc[seed, "ece_top_before"]
             ),
         }
-        row["lo_ece_change"] = row["lo_ece_after"] - row["lo_ece_before"]
-        row["concept_temperature_lowers_ece"] = bool(row["lo_ece_change"] < 0)
+        row["label_only_ece_change"] = row["label_only_ece_after"] - row["label_only_ece_before"]
+        row["concept_temperature_lowers_ece"] = bool(row["label_only_ece_change"] < 0)
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -412,13 +434,15 @@ def calibration_summary(
     for row in concept_calibration_summary(concept).to_dict("records"):
         seed = row["seed"]
         row.update(
-            digits_lo_ece_before=float(dlo.loc[seed, "ece_top_before"]),
-            digits_lo_ece_after=float(dlo.loc[seed, "ece_top_after"]),
+            digits_label_only_ece_before=float(dlo.loc[seed, "ece_top_before"]),
+            digits_label_only_ece_after=float(dlo.loc[seed, "ece_top_after"]),
             digits_sup_ece_change=float(
                 dsup.loc[seed, "ece_top_after"] - dsup.loc[seed, "ece_top_before"]
             ),
         )
-        row["digits_lo_ece_change"] = row["digits_lo_ece_after"] - row["digits_lo_ece_before"]
+        row["digits_label_only_ece_change"] = (
+            row["digits_label_only_ece_after"] - row["digits_label_only_ece_before"]
+        )
         row.update(calibration_seed_claims(row))
         rows.append(row)
     return pd.DataFrame(rows)
