@@ -1,7 +1,5 @@
 """report stage: `python stages/report.py report --arg instruments=a,b,...` (nesybench.report)."""
 
-import sys
-
 from nesybench.numeric_env import pin_numeric_environment
 
 # Before numpy loads: one thread, one BLAS kernel, numpy's baseline loops, libm without FMA,
@@ -9,6 +7,7 @@ from nesybench.numeric_env import pin_numeric_environment
 pin_numeric_environment()
 
 from nesybench.report.pipeline import main
+from nesybench.stages import exit_stage
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_stage(main())

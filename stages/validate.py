@@ -1,8 +1,6 @@
 """validate: the first stage of `dvc repro` (params checked before any output is deleted)."""
 
-import sys
-
-from nesybench.stages import run_validate
+from nesybench.stages import exit_stage, run_validate
 
 if __name__ == "__main__":
-    sys.exit(run_validate())
+    exit_stage(run_validate())

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 import time
 from collections.abc import Callable, Mapping
@@ -365,6 +366,24 @@ def key_values(items: list[str]) -> dict[str, str]:
         key, value = item.split("=", 1)
         out[key] = value
     return out
+
+
+def exit_stage(status: int) -> None:
+    """End a stage process with ``status`` once its files are written, skipping interpreter
+    teardown.
+
+    pyarrow's thread pools are torn down at interpreter exit, and a worker still alive then
+    aborts the process ("terminate called without an active exception", SIGABRT) after the
+    job has done its work (apache/arrow#34314); it happened once in a default run here.
+    Every artifact is already renamed into place and nothing registers exit handlers, so the
+    process flushes its streams and leaves with ``os._exit``.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed or broken pipe: nothing left to say
+            pass
+    os._exit(status)
 
 
 def run_stage(stage: str, argv: list[str] | None = None) -> int:

@@ -124,3 +124,17 @@ def test_a_corrupt_artifact_is_named_and_removed(tmp_path):
     assert not path.exists()
     with pytest.raises(InputError, match=r"data/x.parquet: missing artifact"):
         read_artifact(path, root=tmp_path)
+
+
+def test_a_stage_process_exits_with_its_status_and_its_output_flushed():
+    """exit_stage skips interpreter teardown (pyarrow's pools can abort there) but keeps the
+    status and what the stage printed."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from nesybench.stages import exit_stage; "
+        "print('written', end=''); print('note', file=sys.stderr, end=''); exit_stage(3)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (3, "written", "note")
