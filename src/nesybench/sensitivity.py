@@ -277,6 +277,28 @@ def run_in_memory(
     return out
 
 
+def run_variant(
+    ctx, chain: Sequence[tuple[str, str | None]], keep: Sequence[tuple[str, str]], *, section=None
+) -> dict[tuple[str, str], pd.DataFrame]:
+    """A variant job's chain: ``chain`` of ``ctx``'s instrument re-run in memory
+    (:func:`run_in_memory`) at the job's knob level, for the job's own seed or block.
+
+    ``section`` is the instrument's params section at that level (default: the job's
+    ``variant`` token applied to its section by :func:`apply_variant`).
+    """
+    if section is None:
+        section = apply_variant(ctx.section, ctx.wildcards["variant"])
+    return run_in_memory(
+        ctx.instrument,
+        chain,
+        params={**ctx.all_params, ctx.instrument: section},
+        root=ctx.root,
+        wildcards={k: v for k, v in ctx.wildcards.items() if k != "variant"},
+        keep=keep,
+        log=ctx.log,
+    )
+
+
 def _read_bytes(data: bytes) -> pd.DataFrame:
     import pyarrow.parquet as pq
 

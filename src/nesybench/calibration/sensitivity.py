@@ -22,10 +22,9 @@ from ..metric_keys import knob_segment
 from ..metrics.stats import wilson_interval
 from ..sensitivity import (
     DEFAULT,
-    apply_variant,
     check_knob_reaches,
     knob_table,
-    run_in_memory,
+    run_variant,
     sensitivity_metrics,
     sensitivity_table,
     variant_tokens,
@@ -43,16 +42,7 @@ CONDITIONAL_CLAIMS = ("ece_improves", "nll_improves", "brier_rises")
 
 def variant(ctx) -> None:
     """One knob level, one seed: the per-seed chain re-run with that level, its summary kept."""
-    section = apply_variant(ctx.section, ctx.wildcards["variant"])
-    tables = run_in_memory(
-        "calibration",
-        CHAIN,
-        params={**ctx.all_params, "calibration": section},
-        root=ctx.root,
-        wildcards={"seed": ctx.seed},
-        keep=[KEEP],
-        log=ctx.log,
-    )
+    tables = run_variant(ctx, CHAIN, [KEEP])
     ctx.write_table("variant_summary", tables[KEEP], key=["seed"])
 
 

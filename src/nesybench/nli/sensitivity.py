@@ -11,10 +11,9 @@ import pandas as pd
 
 from ..sensitivity import (
     DEFAULT,
-    apply_variant,
     check_knob_reaches,
     knob_table,
-    run_in_memory,
+    run_variant,
     sensitivity_metrics,
     sensitivity_table,
     variant_tokens,
@@ -29,16 +28,7 @@ KEEP = ("score", "summary")
 
 def variant(ctx) -> None:
     """One knob level, one seed: the corpora drawn and scored again with that level."""
-    section = apply_variant(ctx.section, ctx.wildcards["variant"])
-    tables = run_in_memory(
-        "nli",
-        CHAIN,
-        params={**ctx.all_params, "nli": section},
-        root=ctx.root,
-        wildcards={"seed": ctx.seed},
-        keep=[KEEP],
-        log=ctx.log,
-    )
+    tables = run_variant(ctx, CHAIN, [KEEP])
     ctx.write_table("variant_summary", tables[KEEP], key=["seed"])
 
 

@@ -28,7 +28,7 @@ from ..sensitivity import (
     check_knob_reaches,
     knob_table,
     knobs,
-    run_in_memory,
+    run_variant,
     sensitivity_metrics,
     sensitivity_table,
     variant_token,
@@ -67,17 +67,8 @@ def variant_section(section: dict, token: str) -> dict:
 
 def variant(ctx) -> None:
     """One knob level, one block: the head-to-head and OOD nets retrained with that level."""
-    token = ctx.wildcards["variant"]
-    params = {**ctx.all_params, "shortcuts": variant_section(ctx.section, token)}
-    tables = run_in_memory(
-        "shortcuts",
-        CHAIN,
-        params=params,
-        root=ctx.root,
-        wildcards={"block": ctx.wildcards["block"]},
-        keep=list(KEEP),
-        log=ctx.log,
-    )
+    section = variant_section(ctx.section, ctx.wildcards["variant"])
+    tables = run_variant(ctx, CHAIN, list(KEEP), section=section)
     for source, (name, key) in KEEP.items():
         ctx.write_table(name, tables[source], key=key)
 
