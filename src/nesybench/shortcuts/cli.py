@@ -358,6 +358,21 @@ def _task_of(args):
     return CountingTask(knowledge, None if support is None else tuple(support), supervised)
 
 
+def count_options(args) -> dict:
+    """The keywords of ``count_optima`` that ``count``'s options set (also ``count --task``)."""
+    return {
+        "extractor": args.extractor,
+        "fixed_permutation": args.fixed_permutation,
+        "method": args.method,
+        "epsilon": args.epsilon,
+        "delta": args.delta,
+        "seed": args.seed,
+        "max_subproblems": args.max_subproblems,
+        "max_memory": _memory_bytes(args),
+        **({} if args.max_states is None else {"max_states": args.max_states}),
+    }
+
+
 def _memory_bytes(args) -> int | None:
     """``--max-memory`` MB as bytes (None: the engines' default; 0: no limit)."""
     return None if args.max_memory is None else args.max_memory * 2**20
@@ -386,19 +401,7 @@ def run_count(args: argparse.Namespace) -> int:
             "--dimacs: DIMACS encodings exist for binary xor/CNF knowledge only; this task has "
             f"domains {list(task.domains)}"
         )
-    result = count_optima(
-        task,
-        extractor=args.extractor,
-        fixed_permutation=args.fixed_permutation,
-        method=args.method,
-        epsilon=args.epsilon,
-        delta=args.delta,
-        seed=args.seed,
-        max_subproblems=args.max_subproblems,
-        with_dimacs=bool(args.dimacs),
-        max_memory=_memory_bytes(args),
-        **({} if args.max_states is None else {"max_states": args.max_states}),
-    )
+    result = count_optima(task, with_dimacs=bool(args.dimacs), **count_options(args))
     if args.dimacs:
         if not result.dimacs:
             raise InputError(

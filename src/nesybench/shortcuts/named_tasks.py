@@ -13,7 +13,7 @@ import time
 from ..cli_args import add_command, add_json, check_out, examples, write_out
 from ..errors import InputError
 from ..io import csv_bytes, dumps_json
-from .cli import _memory_bytes
+from .cli import _memory_bytes, count_options
 
 TASKS_EXAMPLE = """
 Each task's knowledge and training support are read from rsbench's code
@@ -219,18 +219,7 @@ def _count_listed(args, task, support, supervised):
     listed = CountingTask(
         task.knowledge(), None if support is None else tuple(support), tuple(supervised)
     )
-    return count_optima(
-        listed,
-        extractor=args.extractor,
-        fixed_permutation=args.fixed_permutation,
-        method=args.method,
-        epsilon=args.epsilon,
-        delta=args.delta,
-        seed=args.seed,
-        max_subproblems=args.max_subproblems,
-        max_memory=_memory_bytes(args),
-        **({} if args.max_states is None else {"max_states": args.max_states}),
-    )
+    return count_optima(listed, **count_options(args))
 
 
 def _state(row, task) -> str:
