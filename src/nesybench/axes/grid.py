@@ -586,25 +586,7 @@ class SentenceReader:
     def context(self, text: object) -> Theory:
         """Every sentence of a context read (:func:`~nesybench.reasoning.grammar.parse_context`:
         questions and unreadable sentences are failures)."""
-        if not isinstance(text, str):
-            return parse_context(text, dialect="proofwriter")
-        facts: list[Atom] = []
-        rules: list[Rule] = []
-        failures: list[tuple[str, str]] = []
-        adjectives: set[str] = set()
-        for sentence in split_sentences(text):
-            res = self.read(sentence)
-            if res.kind == "fact":
-                facts.append(res.atom)
-                if res.adjective:
-                    adjectives.add(base_pred(res.atom.pred))
-            elif res.kind == "rule":
-                rules.append(res.rule)
-                if res.adjective:
-                    adjectives.add(base_pred(res.rule.head.pred))
-            else:
-                failures.append((sentence, res.reason or "a question inside the context"))
-        return Theory(tuple(facts), tuple(rules), tuple(failures), frozenset(adjectives))
+        return parse_context(text, dialect="proofwriter", read=self.read)
 
 
 def _share(

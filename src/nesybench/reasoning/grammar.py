@@ -26,7 +26,7 @@ measure how much of a paraphrase a strict grammar loses.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from ..errors import InputError
@@ -803,12 +803,17 @@ def split_sentences(text: str) -> list[str]:
 
 
 def parse_context(
-    text: str, *, lexicon: Lexicon | None = None, dialect: str = "prontoqa"
+    text: str,
+    *,
+    lexicon: Lexicon | None = None,
+    dialect: str = "prontoqa",
+    read: Callable[[str], ParseResult] | None = None,
 ) -> Theory:
     """Parse every sentence of a context paragraph; questions count as failures here.
 
     Never raises on text: a sentence outside the grammar is a ``(sentence, reason)``
-    entry of ``Theory.failures``.
+    entry of ``Theory.failures``.  ``read`` replaces the per-sentence parse (a memoised
+    reader, ``nesybench.axes.grid.SentenceReader``); it must read as ``parse_sentence``.
     """
     facts: list[Atom] = []
     rules: list[Rule] = []
@@ -817,7 +822,10 @@ def parse_context(
     if not isinstance(text, str):
         return Theory((), (), ((repr(text)[:80], "expected a string"),))
     for sentence in split_sentences(text):
-        res = parse_sentence(sentence, lexicon=lexicon, dialect=dialect)
+        if read is None:
+            res = parse_sentence(sentence, lexicon=lexicon, dialect=dialect)
+        else:
+            res = read(sentence)
         if res.kind == "fact":
             facts.append(res.atom)
             if res.adjective:
