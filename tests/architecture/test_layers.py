@@ -18,6 +18,7 @@ LAYERS = {
     # top-level module or package name -> layer (lower imports nothing higher)
     "__init__": 0,
     "errors": 0,
+    "constraints": 0,
     "progress": 0,
     "seeds": 0,
     "console": 0,

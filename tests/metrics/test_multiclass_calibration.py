@@ -120,7 +120,7 @@ def test_affine_scalings_start_from_identity_and_improve_nll():
 
 
 def test_affine_scaling_rejects_a_bad_regulariser_and_shape():
-    with pytest.raises(InputError, match="reg must be a finite number > 0, got 0"):
+    with pytest.raises(InputError, match="VectorScaling: reg must be a real number > 0, got 0"):
         VectorScaling(reg=0)
     y, z, _ = _head(k=3, n=40)
     fit = MatrixScaling().fit(z, y)
@@ -224,5 +224,8 @@ def test_calibrate_multiclass_rejects_bad_input(change, message):
 
 
 def test_make_multiclass_calibrator_rejects_unknown_method():
-    with pytest.raises(InputError, match="method must be one of temperature, vector, matrix"):
+    with pytest.raises(
+        InputError,
+        match="make_multiclass_calibrator: method must be one of 'temperature', 'vector', 'matrix'",
+    ):
         make_multiclass_calibrator("platt")

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
 
+from nesybench.errors import InputError
 from nesybench.metrics.calibration import nll_from_scores, sigmoid
 from nesybench.metrics.multiclass import nll_from_logits
 from nesybench.metrics.temperature import (
@@ -89,8 +90,15 @@ def test_fit_temperature_separable_data_hits_bracket_edge():
 
 
 def test_fit_temperature_needs_one_inside_bracket():
-    with pytest.raises(ValueError, match="0 < lo < 1 < hi"):
+    # tau = 1 must lie inside the bracket: lo in (0, 1), hi > 1
+    with pytest.raises(
+        InputError, match=r"^fit_temperature: lo must be a real number in \(0, 1\), got 1.5$"
+    ):
         fit_temperature([0.1, -0.1], [1, 0], lo=1.5, hi=3.0)
+    with pytest.raises(
+        InputError, match=r"^fit_temperature: hi must be a real number > 1, got 0.9$"
+    ):
+        fit_temperature([0.1, -0.1], [1, 0], lo=0.5, hi=0.9)
 
 
 @pytest.mark.parametrize("seed", range(3))

@@ -19,11 +19,18 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
+from ..constraints import Boolean, Interval, Options, check, validate_params
 from ..errors import InputError
 from . import MAX_BINS, plain
 from .stats import wilson_interval
 
 STRATEGIES = ("uniform", "quantile")
+
+# The binning keywords every metric of a reliability table takes, declared once.
+N_BINS = Interval(int, 1, MAX_BINS, closed="both")
+BINNING = {"n_bins": N_BINS, "right_closed": Boolean(), "strategy": Options(STRATEGIES)}
+TEMPERATURE = Interval(float, 0, None, closed="neither")
+EPS = Interval(float, 0, 0.5, closed="neither")  # the clip of a probability away from 0 and 1
 
 
 # ---------------------------------------------------------------- validation
@@ -75,22 +82,12 @@ def check_probs(y_true, y_prob) -> tuple[np.ndarray, np.ndarray]:
 
 
 def check_n_bins(n_bins) -> int:
-    """``n_bins`` as an int in ``[1, MAX_BINS]``."""
-    if (
-        isinstance(n_bins, (bool, np.bool_))
-        or not isinstance(n_bins, (int, np.integer))
-        or not 1 <= n_bins <= MAX_BINS
-    ):
-        raise InputError(f"n_bins must be an integer in [1, {MAX_BINS}], got {plain(n_bins)}")
-    return int(n_bins)
-
-
-def _check_strategy(strategy: str) -> None:
-    if strategy not in STRATEGIES:
-        raise InputError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
+    """``n_bins`` as an int in ``[1, MAX_BINS]`` (the declared :data:`N_BINS`; for CLI parsers)."""
+    return int(check("n_bins", n_bins, N_BINS))
 
 
 # ---------------------------------------------------------------- binning
+@validate_params({"n_bins": N_BINS, "strategy": BINNING["strategy"]})
 def bin_edges(y_prob=None, *, n_bins: int = 10, strategy: str = "uniform") -> np.ndarray:
     """The ``n_bins + 1`` bin edges, from 0.0 to 1.0.
 
@@ -98,8 +95,6 @@ def bin_edges(y_prob=None, *, n_bins: int = 10, strategy: str = "uniform") -> np
     the ``b / n_bins`` quantiles of ``y_prob`` (linear interpolation), outer
     edges pinned to 0 and 1; repeated probabilities can make bins empty.
     """
-    _check_strategy(strategy)
-    n_bins = check_n_bins(n_bins)
     if strategy == "uniform":
         return np.arange(n_bins + 1) / n_bins
     if y_prob is None:
@@ -109,6 +104,7 @@ def bin_edges(y_prob=None, *, n_bins: int = 10, strategy: str = "uniform") -> np
     return edges
 
 
+@validate_params({"n_bins": N_BINS, "right_closed": Boolean()})
 def bin_index(y_prob, *, n_bins: int = 10, right_closed: bool = False, edges=None) -> np.ndarray:
     """Bin of each probability under the module's convention (see module docstring).
 
@@ -133,6 +129,7 @@ def _bin_sums(y, p, *, n_bins, right_closed, strategy):
     return edges, idx, counts, sum_p, sum_y
 
 
+@validate_params(BINNING)
 def reliability_table(
     y_true, y_prob, *, n_bins: int = 10, right_closed: bool = False, strategy: str = "uniform"
 ) -> pd.DataFrame:
@@ -173,6 +170,7 @@ def reliability_table(
 
 
 # ---------------------------------------------------------------- calibration errors
+@validate_params(BINNING)
 def expected_calibration_error(
     y_true, y_prob, *, n_bins: int = 10, right_closed: bool = False, strategy: str = "uniform"
 ) -> float:
@@ -196,6 +194,7 @@ def expected_calibration_error(
     return float(np.abs(sum_y - sum_p).sum() / counts.sum())
 
 
+@validate_params(BINNING)
 def maximum_calibration_error(
     y_true, y_prob, *, n_bins: int = 10, right_closed: bool = False, strategy: str = "uniform"
 ) -> float:
@@ -215,6 +214,7 @@ def maximum_calibration_error(
     return float(gaps.max())
 
 
+@validate_params(BINNING)
 def debiased_calibration_error(
     y_true, y_prob, *, n_bins: int = 10, right_closed: bool = False, strategy: str = "uniform"
 ) -> float:
@@ -250,6 +250,7 @@ def debiased_calibration_error(
     return float(np.sqrt(max(0.0, total)))
 
 
+@validate_params(BINNING)
 def l2_calibration_error(
     y_true, y_prob, *, n_bins: int = 10, right_closed: bool = False, strategy: str = "uniform"
 ) -> float:
@@ -278,6 +279,7 @@ def brier_score(y_true, y_prob) -> float:
     return float(np.mean((p - y) ** 2))
 
 
+@validate_params(BINNING)
 def brier_decomposition(
     y_true, y_prob, *, n_bins: int = 10, right_closed: bool = False, strategy: str = "uniform"
 ) -> dict[str, float]:
@@ -329,6 +331,7 @@ def sigmoid(z) -> np.ndarray:
     return expit(np.asarray(z, dtype=float))
 
 
+@validate_params({"temperature": TEMPERATURE})
 def nll_from_scores(y_true, y_score, *, temperature: float = 1.0) -> float:
     """Mean negative log-likelihood of 0/1 labels under ``p = sigmoid(s / tau)``.
 
@@ -347,12 +350,11 @@ def nll_from_scores(y_true, y_score, *, temperature: float = 1.0) -> float:
     10000.0
     """
     y, s = check_scores(y_true, y_score)
-    if not temperature > 0:
-        raise InputError(f"temperature must be > 0, got {plain(temperature)}")
     signed = 2.0 * y - 1.0
     return float(np.mean(np.logaddexp(0.0, -signed * s / temperature)))
 
 
+@validate_params({"eps": EPS})
 def nll_from_probs(y_true, y_prob, *, eps: float = 1e-15) -> float:
     """Mean negative log-likelihood of 0/1 labels under probabilities ``y_prob``.
 
@@ -405,6 +407,7 @@ def accuracy_at_half(y_true, y_prob) -> float:
 
 
 # ---------------------------------------------------------------- summaries
+@validate_params(BINNING)
 def calibration_summary(
     y_true,
     y_prob,
@@ -441,6 +444,12 @@ def calibration_summary(
     }
 
 
+@validate_params(
+    {
+        "n_resamples": Interval(int, 1, None, closed="left"),
+        "level": Interval(float, 0, 1, closed="neither"),
+    }
+)
 def bootstrap_interval(
     metric: Callable[[np.ndarray, np.ndarray], float],
     y_true,
@@ -466,10 +475,6 @@ def bootstrap_interval(
     pred = np.asarray(y_pred, dtype=float)
     if pred.shape != y.shape:
         raise InputError(f"y_true and y_pred must have equal shape, got {y.shape} and {pred.shape}")
-    if not 0 < level < 1:
-        raise InputError(f"level must be in (0, 1), got {plain(level)}")
-    if n_resamples < 1:
-        raise InputError(f"n_resamples must be >= 1, got {plain(n_resamples)}")
     pos, neg = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
     values = np.empty(n_resamples)
     for r in range(n_resamples):

@@ -25,9 +25,16 @@ import numpy as np
 import pandas as pd
 from scipy.special import logsumexp
 
+from ..constraints import validate_params
 from ..errors import InputError
 from . import plain
-from .calibration import expected_calibration_error, reliability_table
+from .calibration import (
+    BINNING,
+    EPS,
+    TEMPERATURE,
+    expected_calibration_error,
+    reliability_table,
+)
 
 SUM_TOL = 1e-6  # how far a probability row may sum away from 1
 
@@ -114,6 +121,7 @@ def check_class_probs(y_true, y_prob) -> tuple[np.ndarray, np.ndarray]:
 
 
 # ---------------------------------------------------------------- readings
+@validate_params({"temperature": TEMPERATURE})
 def softmax(logits, *, temperature: float = 1.0) -> np.ndarray:
     """Row-wise ``softmax(z / tau)``, computed stably (``scipy.special.softmax``).
 
@@ -133,6 +141,7 @@ def top_label(y_prob) -> tuple[np.ndarray, np.ndarray]:
 
 
 # ---------------------------------------------------------------- metrics
+@validate_params(BINNING)
 def top_label_ece(
     y_true, y_prob, *, n_bins: int = 10, right_closed: bool = False, strategy: str = "uniform"
 ) -> float:
@@ -153,6 +162,7 @@ def top_label_ece(
     )
 
 
+@validate_params(BINNING)
 def classwise_ece(
     y_true, y_prob, *, n_bins: int = 10, right_closed: bool = False, strategy: str = "uniform"
 ) -> float:
@@ -175,6 +185,7 @@ def classwise_ece(
     return float(np.mean(per_class))
 
 
+@validate_params({"eps": EPS})
 def multiclass_nll(y_true, y_prob, *, eps: float = 1e-15) -> float:
     """Mean negative log-likelihood of the true class, ``-(1/n) sum_i log max(p_{i y_i}, eps)``.
 
@@ -188,6 +199,7 @@ def multiclass_nll(y_true, y_prob, *, eps: float = 1e-15) -> float:
     return float(-np.mean(np.log(np.clip(p[np.arange(y.size), y], eps, 1.0))))
 
 
+@validate_params({"temperature": TEMPERATURE})
 def nll_from_logits(y_true, logits, *, temperature: float = 1.0) -> float:
     """Mean negative log-likelihood of the true class under ``softmax(z / tau)``, exact.
 
@@ -200,8 +212,6 @@ def nll_from_logits(y_true, logits, *, temperature: float = 1.0) -> float:
     0.693147
     """
     y, z = check_logits(y_true, logits)
-    if not temperature > 0:
-        raise InputError(f"temperature must be > 0, got {plain(temperature)}")
     z = z / temperature
     return float(np.mean(logsumexp(z, axis=1) - z[np.arange(len(y)), y]))
 
@@ -236,6 +246,7 @@ def multiclass_accuracy(y_true, y_prob) -> float:
 SUMMARY_KEYS = ("ece_top", "ece_classwise", "nll", "brier", "acc")
 
 
+@validate_params(BINNING)
 def multiclass_summary(
     y_true,
     y_prob,
@@ -262,6 +273,7 @@ def multiclass_summary(
     }
 
 
+@validate_params(BINNING)
 def multiclass_reliability(
     y_true,
     y_prob,

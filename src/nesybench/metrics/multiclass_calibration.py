@@ -40,8 +40,10 @@ from scipy.optimize import minimize
 from scipy.special import logsumexp
 from scipy.special import softmax as _softmax
 
+from ..constraints import Boolean, Interval, Options, validate_params
 from ..errors import InputError, check_claim
-from . import MULTICLASS_METHODS, plain
+from . import MULTICLASS_METHODS
+from .calibration import BINNING
 from .multiclass import (
     SUMMARY_KEYS,
     check_logits,
@@ -52,6 +54,7 @@ from .multiclass import (
 from .temperature import fit_temperature_softmax
 
 DEFAULT_REG = 1e-3
+REG = Interval(float, 0, None, closed="neither")  # the L2 pull towards the identity map
 
 
 def _onehot(y: np.ndarray, k: int) -> np.ndarray:
@@ -84,11 +87,8 @@ class TemperatureScaling:
 class _AffineScaling:
     """Shared fit of ``softmax(A(z))`` for an affine map ``A`` by penalised NLL (L-BFGS-B)."""
 
+    @validate_params({"reg": REG, "max_iter": Interval(int, 1, None)})
     def __init__(self, *, reg: float = DEFAULT_REG, max_iter: int = 2000):
-        if isinstance(reg, bool) or not (
-            isinstance(reg, (int, float)) and np.isfinite(reg) and reg > 0
-        ):
-            raise InputError(f"reg must be a finite number > 0, got {plain(reg)}")
         self.reg, self.max_iter = float(reg), max_iter
 
     # subclasses: _unpack(theta, k) -> (A, b); _apply(z, A, b); _grad(z, g, A, b) -> theta grad;
@@ -218,6 +218,7 @@ class IsotonicOneVsRest:
         return {"steps": [int(len(m.X_thresholds_)) for m in self.models_]}
 
 
+@validate_params({"method": Options(MULTICLASS_METHODS), "reg": REG})
 def make_multiclass_calibrator(method: str, *, reg: float = DEFAULT_REG):
     """The calibrator named ``method`` (one of :data:`nesybench.metrics.MULTICLASS_METHODS`)."""
     if method == "temperature":
@@ -228,7 +229,7 @@ def make_multiclass_calibrator(method: str, *, reg: float = DEFAULT_REG):
         return MatrixScaling(reg=reg)
     if method == "isotonic":
         return IsotonicOneVsRest()
-    raise InputError(f"method must be one of {', '.join(MULTICLASS_METHODS)}, got {method!r}")
+    raise AssertionError(method)  # unreachable: the declared Options
 
 
 def ranking_invariances(logits, probs_after) -> dict[str, bool]:
@@ -308,6 +309,9 @@ def check_calibration_split(labels, is_cal) -> None:
         )
 
 
+@validate_params(
+    {**BINNING, "method": Options(MULTICLASS_METHODS), "reg": REG, "reliability": Boolean()}
+)
 def calibrate_multiclass(
     logits,
     labels,

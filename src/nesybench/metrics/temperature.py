@@ -23,6 +23,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..constraints import Interval, validate_params
 from ..errors import InputError
 from .calibration import check_scores, nll_from_scores
 from .multiclass import check_logits, nll_from_logits
@@ -49,6 +50,22 @@ class GoldenResult:
     trace: list[dict] = field(default_factory=list)
 
 
+# The search's own knobs, declared once (``lo < hi`` relates two values and is checked in
+# :func:`golden_section`).
+SEARCH = {
+    "tol": Interval(float, 0, None, closed="neither"),
+    "max_iter": Interval(int, 1, None),
+    "trace_every": Interval(int, 0, None),  # 0: no trace
+}
+# A temperature bracket must hold tau = 1, else "fitted NLL <= NLL at 1" could fail by
+# construction.
+BRACKET = {
+    "lo": Interval(float, 0, 1, closed="neither"),
+    "hi": Interval(float, 1, None, closed="neither"),
+}
+
+
+@validate_params(SEARCH)
 def golden_section(
     f: Callable[[float], float],
     lo: float,
@@ -74,8 +91,6 @@ def golden_section(
     """
     if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
         raise InputError(f"lo and hi must be finite with lo < hi, got lo={lo}, hi={hi}")
-    if not tol > 0:
-        raise InputError(f"tol must be > 0, got {tol}")
     a, b = float(lo), float(hi)
     c, d = b - INV_PHI * (b - a), a + INV_PHI * (b - a)
     fc, fd = float(f(c)), float(f(d))
@@ -164,10 +179,6 @@ class TemperatureFit:
 
 
 def _fit(nll: Callable[[float], float], *, lo, hi, tol, max_iter, trace_every) -> TemperatureFit:
-    if not (0 < lo < 1 < hi):
-        # tau = 1 must be inside the bracket, else "fitted NLL <= NLL at 1" could fail by
-        # construction.
-        raise InputError(f"the bracket must satisfy 0 < lo < 1 < hi, got lo={lo}, hi={hi}")
     result = golden_section(nll, lo, hi, tol=tol, max_iter=max_iter, trace_every=trace_every)
     nll_1 = float(nll(1.0))
     tau, best = result.x, result.fx
@@ -188,6 +199,7 @@ def _fit(nll: Callable[[float], float], *, lo, hi, tol, max_iter, trace_every) -
     )
 
 
+@validate_params({**BRACKET, **SEARCH})
 def fit_temperature(
     scores,
     labels,
@@ -217,6 +229,7 @@ def fit_temperature(
     )
 
 
+@validate_params({**BRACKET, **SEARCH})
 def fit_temperature_softmax(
     logits,
     labels,
