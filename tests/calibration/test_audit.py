@@ -7,13 +7,13 @@ import pandas as pd
 import pytest
 
 from nesybench.calibration.audit import LEDGER_METRICS, audit, ledger_table, repair
-from nesybench.calibration.calibrators import make_calibrator
 from nesybench.metrics.calibration import (
     calibration_summary,
     expected_calibration_error,
     reliability_table,
     sigmoid,
 )
+from nesybench.metrics.calibrators import make_calibrator
 from nesybench.seeds import child_rng
 
 
@@ -63,7 +63,7 @@ def test_repair_fits_on_the_calibration_half_only(method):
     expected = audit(
         y[ev],
         rep.p_all[ev],
-        logits=None if direct.predict_logit is None else direct.predict_logit(s)[ev],
+        logits=None if direct.predict_logits is None else direct.predict_logits(s)[ev],
     )
     assert rep.after.summary == expected.summary
 

@@ -9,14 +9,14 @@ from hypothesis import strategies as st
 from sklearn.isotonic import IsotonicRegression
 
 from nesybench.calibration.audit import audit, ledger_table, repair
-from nesybench.calibration.calibrators import (
+from nesybench.metrics.calibration import sigmoid
+from nesybench.metrics.calibrators import (
     IsotonicCalibrator,
     PlattCalibrator,
     TemperatureCalibrator,
     invariances,
     make_calibrator,
 )
-from nesybench.metrics.calibration import sigmoid
 
 
 def _data(seed=0, n=3000, a=0.5, b=-1.0):

@@ -365,7 +365,7 @@ def _dry_run_jobs(root: Path, *flags: str) -> list[tuple[str, str]]:
 @pytest.mark.parametrize(
     "source",
     [
-        "src/nesybench/calibration/calibrators.py",  # the calibration jobs that import it
+        "src/nesybench/calibration/audit.py",  # the calibration jobs that import it
         "src/nesybench/reasoning/chainer.py",  # imported by two instruments
         "src/nesybench/report/render.py",  # the report alone
         "src/nesybench/cli.py",  # no job runs the CLI

@@ -10,16 +10,16 @@ from sklearn.isotonic import IsotonicRegression
 
 from nesybench.errors import ClaimFailed, InputError
 from nesybench.metrics import multiclass_calibration as mc
-from nesybench.metrics.multiclass import SUMMARY_KEYS, multiclass_summary, softmax
-from nesybench.metrics.multiclass_calibration import (
-    IsotonicOneVsRest,
-    MatrixScaling,
-    TemperatureScaling,
-    VectorScaling,
-    calibrate_multiclass,
+from nesybench.metrics.calibrators import (
+    MulticlassIsotonicCalibrator,
+    MulticlassMatrixCalibrator,
+    MulticlassTemperatureCalibrator,
+    MulticlassVectorCalibrator,
     make_multiclass_calibrator,
     ranking_invariances,
 )
+from nesybench.metrics.multiclass import SUMMARY_KEYS, multiclass_summary, softmax
+from nesybench.metrics.multiclass_calibration import calibrate_multiclass
 from nesybench.seeds import child_rng
 
 
@@ -42,7 +42,7 @@ def _penalised_nll(theta, z, y, reg, apply, ident):
 
 def test_temperature_scaling_matches_brute_force_scipy_minimisation():
     y, z, _ = _head()
-    fit = TemperatureScaling().fit(z, y)
+    fit = MulticlassTemperatureCalibrator().fit(z, y)
     ref = minimize_scalar(
         lambda t: np.mean(logsumexp(z / t, axis=1) - z[np.arange(len(y)), y] / t),
         bounds=(0.05, 20.0),
@@ -58,7 +58,7 @@ def test_temperature_scaling_matches_brute_force_scipy_minimisation():
 def test_vector_scaling_matches_an_independent_scipy_fit(seed):
     y, z, _ = _head(seed, k=3, shift=0.7)
     reg = 1e-3
-    fit = VectorScaling(reg=reg).fit(z, y)
+    fit = MulticlassVectorCalibrator(reg=reg).fit(z, y)
     k = 3
 
     def apply(theta, z):
@@ -85,7 +85,7 @@ def test_vector_scaling_matches_an_independent_scipy_fit(seed):
 def test_matrix_scaling_matches_an_independent_scipy_fit_and_is_stationary():
     y, z, _ = _head(1, k=3, shift=0.5)
     reg = 1e-2
-    fit = MatrixScaling(reg=reg).fit(z, y)
+    fit = MulticlassMatrixCalibrator(reg=reg).fit(z, y)
     k = 3
 
     def apply(theta, z):
@@ -111,7 +111,7 @@ def test_matrix_scaling_matches_an_independent_scipy_fit_and_is_stationary():
 
 def test_affine_scalings_start_from_identity_and_improve_nll():
     y, z, is_cal = _head(2, k=4, shift=1.0)
-    for cls in (VectorScaling, MatrixScaling):
+    for cls in (MulticlassVectorCalibrator, MulticlassMatrixCalibrator):
         fit = cls().fit(z[is_cal], y[is_cal])
         ev = ~is_cal
         before = multiclass_summary(y[ev], softmax(z[ev]), logits=z[ev])["nll"]
@@ -120,17 +120,19 @@ def test_affine_scalings_start_from_identity_and_improve_nll():
 
 
 def test_affine_scaling_rejects_a_bad_regulariser_and_shape():
-    with pytest.raises(InputError, match="VectorScaling: reg must be a real number > 0, got 0"):
-        VectorScaling(reg=0)
+    with pytest.raises(
+        InputError, match="MulticlassVectorCalibrator: reg must be a real number > 0, got 0"
+    ):
+        MulticlassVectorCalibrator(reg=0)
     y, z, _ = _head(k=3, n=40)
-    fit = MatrixScaling().fit(z, y)
+    fit = MulticlassMatrixCalibrator().fit(z, y)
     with pytest.raises(InputError, match=r"shape \(n, 3\)"):
         fit.predict_proba(np.zeros((2, 4)))
 
 
 def test_isotonic_one_vs_rest_equals_sklearn_per_class_then_renormalised():
     y, z, is_cal = _head(3, k=4)
-    fit = IsotonicOneVsRest().fit(z[is_cal], y[is_cal])
+    fit = MulticlassIsotonicCalibrator().fit(z[is_cal], y[is_cal])
     p_cal, p_all = softmax(z[is_cal]), softmax(z)
     raw = np.column_stack(
         [
@@ -151,7 +153,7 @@ def test_isotonic_one_vs_rest_gives_uniform_rows_where_every_map_is_zero():
     # that never fires maps to 0; an eval row below every class's lowest positive maps to 0.
     z = np.array([[5.0, 0.0, 0.0], [0.0, 5.0, 0.0], [4.0, 0.0, 0.0], [0.0, 4.0, 0.0]])
     y = np.array([0, 1, 0, 1])
-    fit = IsotonicOneVsRest().fit(z, y)
+    fit = MulticlassIsotonicCalibrator().fit(z, y)
     q = fit.predict_proba(np.array([[0.0, 0.0, 9.0]]))
     np.testing.assert_array_equal(q, np.full((1, 3), 1 / 3))
 

@@ -19,7 +19,7 @@ from ..metrics.calibration import (
     reliability_table,
     sigmoid,
 )
-from .calibrators import invariances, make_calibrator
+from ..metrics.calibrators import invariances, make_calibrator
 
 # metric -> what it measures (the ledger's second column)
 LEDGER_METRICS = {
@@ -100,7 +100,7 @@ def repair(
         method, lo=lo, hi=hi, tol=tol, trace_every=trace_every, platt_c=platt_c
     ).fit(scores[is_cal], labels[is_cal])
     p_all = cal.predict_proba(scores)
-    logits = cal.predict_logit(scores) if cal.predict_logit is not None else None
+    logits = cal.predict_logits(scores) if cal.predict_logits is not None else None
     ev = ~is_cal
     after = audit(
         labels[ev],

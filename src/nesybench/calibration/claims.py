@@ -99,7 +99,7 @@ def check_temperature_invariances(temp, before: Mapping, n_triples: int) -> None
     """Temperature scaling is monotone: decisions and accuracy are bit-identical and no two
     scores change order; the stable argsort and the AUC are bit-identical too unless the
     sigmoid's saturation made or broke ties (``same_ties``), which floats allow a monotone
-    map to do (:func:`nesybench.calibration.calibrators.invariances`)."""
+    map to do (:func:`nesybench.metrics.calibrators.invariances`)."""
     inv = temp.invariance
     for prop, what in (
         ("decisions", "leaves decisions bit-identical"),

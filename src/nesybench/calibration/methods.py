@@ -6,9 +6,7 @@ can list the methods without loading the calibrators.
 
 from __future__ import annotations
 
-from ..metrics import MULTICLASS_METHODS  # the K-way calibrators live below the instruments
-
-# Binary calibrators of one score per row, in the order every table lists them.
-METHODS = ("temperature", "platt", "isotonic")
+# The calibrators live below the instruments (nesybench.metrics.calibrators), named there.
+from ..metrics import METHODS, MULTICLASS_METHODS
 
 __all__ = ["METHODS", "MULTICLASS_METHODS"]

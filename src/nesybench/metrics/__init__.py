@@ -11,9 +11,11 @@ import numbers
 
 MAX_BINS = 10_000  # more bins than this is a typo, not a binning (and would cost memory)
 
-# Calibrators of a K-way head (a row of logits), in the order every table lists them
-# (:mod:`nesybench.metrics.multiclass_calibration`; every instrument calibrating a head
-# names them from here).
+# The calibrators of :mod:`nesybench.metrics.calibrators`, by method name, in the order
+# every table lists them (every instrument calibrating a head names them from here):
+# of one score per row (``<Method>Calibrator``) and of a K-way row of logits
+# (``Multiclass<Method>Calibrator``).
+METHODS = ("temperature", "platt", "isotonic")
 MULTICLASS_METHODS = ("temperature", "vector", "matrix", "isotonic")
 
 
