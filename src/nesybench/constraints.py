@@ -30,11 +30,19 @@ import functools
 import inspect
 import math
 import numbers
+import threading
 from collections.abc import Callable, Iterable
 
-from .errors import bad_value
+from .errors import InputError, bad_value
 
 __all__ = ["Boolean", "Constraint", "Interval", "Options", "check", "validate_params"]
+
+
+class _Depth(threading.local):
+    depth = 0  # declared functions on this thread's stack
+
+
+_calls = _Depth()
 
 
 def _is_bool(value: object) -> bool:
@@ -176,7 +184,10 @@ def validate_params(constraints: dict[str, object]) -> Callable:
 
     Every key must name a parameter of the function (a typo in a declaration fails at import).
     The error names the function (``where``) and the parameter.  Arguments not declared are
-    passed through unchecked.
+    passed through unchecked.  An :class:`~nesybench.errors.InputError` the body raises
+    without a ``where`` (an array check shared by many functions) gets the name of the
+    outermost declared function on the stack put in front, once, so every message of a
+    declared function reads ``<function>: <name> must be <constraint>, got <value>``.
     """
 
     def decorate(func: Callable) -> Callable:
@@ -195,18 +206,38 @@ def validate_params(constraints: dict[str, object]) -> Callable:
 
         is_init = func.__name__ == "__init__"
 
+        def where_of(args) -> str:
+            # a constructor's errors name the class the user called, not __init__
+            return type(args[0]).__name__ if is_init else func.__name__
+
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
             bound = signature.bind(*args, **kwargs)
             for name, alternatives in declared.items():
                 value = bound.arguments.get(name, defaults.get(name))
                 if not any(c.is_satisfied_by(value) for c in alternatives):
-                    # a constructor's errors name the class the user called, not __init__
-                    where = type(args[0]).__name__ if is_init else func.__name__
-                    raise bad_value(
-                        name, " or ".join(str(c) for c in alternatives), _shown(value), where=where
+                    error = bad_value(
+                        name,
+                        " or ".join(str(c) for c in alternatives),
+                        _shown(value),
+                        where=where_of(args),
                     )
-            return func(*args, **kwargs)
+                    error.where = where_of(args)
+                    raise error
+            _calls.depth += 1
+            try:
+                return func(*args, **kwargs)
+            except InputError as error:
+                # An array check in the body (y_prob outside [0, 1], ...) does not know which
+                # function it serves: the outermost declared function, the one the caller
+                # called, names itself (maximum_calibration_error, not the reliability_table
+                # it computes through).
+                if _calls.depth == 1 and getattr(error, "where", None) is None and error.args:
+                    error.where = where_of(args)
+                    error.args = (f"{error.where}: {error.args[0]}", *error.args[1:])
+                raise
+            finally:
+                _calls.depth -= 1
 
         wrapper.parameter_constraints = dict(constraints)  # read by the metrics registry tests
         return wrapper

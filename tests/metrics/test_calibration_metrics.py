@@ -241,7 +241,7 @@ def test_bootstrap_interval_is_seeded_and_brackets_estimate():
     "bad_y, bad_p, message",
     [
         ([0, 2], [0.1, 0.2], "only 0 and 1"),
-        ([0, 1], [0.1, 1.2], "outside"),
+        ([0, 1], [0.1, 1.2], r"y_prob must be probabilities in \[0, 1\], got 1.2$"),
         ([0, 1], [0.1, np.nan], "NaN"),
         ([0, 1, 1], [0.1, 0.2], "equal length"),
         ([], [], "empty"),

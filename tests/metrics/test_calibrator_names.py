@@ -1,4 +1,4 @@
-"""One module of fitted calibrators and one naming rule (issue 24, item 6).
+"""One module of fitted calibrators and one naming rule.
 
 ``<Method>Calibrator`` for one score per row, ``Multiclass<Method>Calibrator`` for a row of
 K logits, ``<Method>`` the name in METHODS / MULTICLASS_METHODS; no calibrator elsewhere.

@@ -48,7 +48,7 @@ def check_labels(y_true, n: int | None = None) -> np.ndarray:
             f"y_true and the predictions must have equal length, got {y_true.shape[0]} and {n}"
         )
     if y_true.size == 0:
-        raise InputError("y_true is empty; need at least one label")
+        raise InputError("y_true must be non-empty (at least one label), got 0 labels")
     values = np.unique(y_true)
     if not np.all(np.isin(values, [0, 1])):
         raise InputError(
@@ -62,13 +62,15 @@ def check_scores(y_true, y_score, *, name: str = "y_score") -> tuple[np.ndarray,
     try:
         y_score = np.asarray(y_score, dtype=float)
     except (TypeError, ValueError):
-        raise InputError(f"{name} must be an array of real numbers") from None
+        raise InputError(
+            f"{name} must be an array of real numbers, got {type(y_score).__name__}"
+        ) from None
     if y_score.ndim != 1:
         raise InputError(f"{name} must be 1-D, got shape {y_score.shape}")
     y = check_labels(y_true, y_score.shape[0])
     if not np.all(np.isfinite(y_score)):
         bad = y_score[~np.isfinite(y_score)][0]
-        raise InputError(f"{name} contains NaN or infinite values, e.g. {plain(bad)}")
+        raise InputError(f"{name} must be finite (no NaN or inf), got {plain(bad)}")
     return y, y_score
 
 
@@ -77,7 +79,7 @@ def check_probs(y_true, y_prob) -> tuple[np.ndarray, np.ndarray]:
     y, y_prob = check_scores(y_true, y_prob, name="y_prob")
     if y_prob.min() < 0 or y_prob.max() > 1:
         bad = y_prob[(y_prob < 0) | (y_prob > 1)][0]
-        raise InputError(f"y_prob contains values outside [0, 1]: {plain(bad)}")
+        raise InputError(f"y_prob must be probabilities in [0, 1], got {plain(bad)}")
     return y, y_prob
 
 
@@ -98,7 +100,7 @@ def bin_edges(y_prob=None, *, n_bins: int = 10, strategy: str = "uniform") -> np
     if strategy == "uniform":
         return np.arange(n_bins + 1) / n_bins
     if y_prob is None:
-        raise InputError("strategy='quantile' needs y_prob, got None")
+        raise InputError("y_prob must be given for strategy='quantile', got None")
     edges = np.quantile(np.asarray(y_prob, dtype=float), np.arange(n_bins + 1) / n_bins)
     edges[0], edges[-1] = 0.0, 1.0
     return edges
@@ -265,6 +267,7 @@ def l2_calibration_error(
 
 
 # ---------------------------------------------------------------- Brier
+@validate_params({})  # no options; names itself in its array errors
 def brier_score(y_true, y_prob) -> float:
     """Brier score, the mean squared error of probability forecasts.
 
@@ -372,6 +375,7 @@ def nll_from_probs(y_true, y_prob, *, eps: float = 1e-15) -> float:
 
 
 # ---------------------------------------------------------------- ranking and decisions
+@validate_params({})
 def roc_auc(y_true, y_score) -> float:
     """Area under the ROC curve as the Mann-Whitney fraction, ties counted 1/2.
 
@@ -389,13 +393,16 @@ def roc_auc(y_true, y_score) -> float:
     n_pos = int(y.sum())
     n_neg = y.size - n_pos
     if n_pos == 0 or n_neg == 0:
-        raise InputError(f"AUC needs both classes, got {n_pos} positives and {n_neg} negatives")
+        raise InputError(
+            f"y_true must hold both classes for an AUC, got {n_pos} positives and {n_neg} negatives"
+        )
     from scipy.stats import rankdata  # lazy: scipy.stats takes ~1 s to import
 
     ranks = rankdata(s, method="average")
     return float((ranks[y == 1].sum() - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg))
 
 
+@validate_params({})
 def accuracy_at_half(y_true, y_prob) -> float:
     """Accuracy of the decisions ``p >= 0.5``: ``(1/n) sum_i [ [p_i >= 0.5] == y_i ]``.
 
@@ -474,7 +481,7 @@ def bootstrap_interval(
     y = check_labels(y_true)
     pred = np.asarray(y_pred, dtype=float)
     if pred.shape != y.shape:
-        raise InputError(f"y_true and y_pred must have equal shape, got {y.shape} and {pred.shape}")
+        raise InputError(f"y_pred must have the shape of y_true {y.shape}, got {pred.shape}")
     pos, neg = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
     values = np.empty(n_resamples)
     for r in range(n_resamples):

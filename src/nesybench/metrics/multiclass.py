@@ -53,7 +53,7 @@ def check_class_labels(y_true, n: int, n_classes: int, *, name: str = "y_true") 
             f"{name} and the predictions must have equal length, got {y.shape[0]} and {n}"
         )
     if n == 0:
-        raise InputError(f"{name} is empty; need at least one row")
+        raise InputError(f"{name} must be non-empty (at least one row), got 0 rows")
     if y.dtype.kind == "f":
         bad = np.flatnonzero(~np.isfinite(y) | (y != np.round(y)))
         if bad.size:
@@ -77,14 +77,16 @@ def _as_matrix(values, name: str) -> np.ndarray:
     try:
         m = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
-        raise InputError(f"{name} must be an (n, K) array of real numbers") from None
+        raise InputError(
+            f"{name} must be an (n, K) array of real numbers, got {type(values).__name__}"
+        ) from None
     if m.ndim != 2:
         raise InputError(f"{name} must be 2-D (n, K), got shape {m.shape}")
     if m.shape[1] < 2:
         raise InputError(f"{name} must have at least 2 classes (columns), got {m.shape[1]}")
     if not np.all(np.isfinite(m)):
         row = int(np.flatnonzero(~np.isfinite(m).all(axis=1))[0])
-        raise InputError(f"{name} row {row} contains NaN or infinite values")
+        raise InputError(f"{name} row {row} must be finite (no NaN or inf), got {m[row].tolist()}")
     return m
 
 
@@ -107,9 +109,8 @@ def check_class_probs(y_true, y_prob) -> tuple[np.ndarray, np.ndarray]:
     outside = (p < 0) | (p > 1)
     if outside.any():
         row = int(np.flatnonzero(outside.any(axis=1))[0])
-        raise InputError(
-            f"y_prob row {row} contains values outside [0, 1]: {plain(p[row][outside[row]][0])}"
-        )
+        bad = plain(p[row][outside[row]][0])
+        raise InputError(f"y_prob row {row} must be probabilities in [0, 1], got {bad}")
     sums = p.sum(axis=1)
     off = np.abs(sums - 1.0) > SUM_TOL
     if off.any():
@@ -216,6 +217,7 @@ def nll_from_logits(y_true, logits, *, temperature: float = 1.0) -> float:
     return float(np.mean(logsumexp(z, axis=1) - z[np.arange(len(y)), y]))
 
 
+@validate_params({})  # no options; names itself in its array errors
 def multiclass_brier(y_true, y_prob) -> float:
     """Multi-class Brier score ``(1/n) sum_i sum_k (p_ik - [y_i = k])^2``.
 
@@ -233,6 +235,7 @@ def multiclass_brier(y_true, y_prob) -> float:
     return float(np.mean(np.sum((p - onehot) ** 2, axis=1)))
 
 
+@validate_params({})
 def multiclass_accuracy(y_true, y_prob) -> float:
     """Accuracy of the argmax (first maximum on ties): ``(1/n) sum_i [argmax_k p_ik = y_i]``.
 

@@ -37,7 +37,9 @@ def wilson_interval(successes: int, n: int, *, z: float = Z95) -> tuple[float, f
     (0.0, 0.2775)
     """
     if n < 0 or successes < 0 or successes > n:
-        raise InputError(f"need 0 <= successes <= n, got successes={successes}, n={n}")
+        raise InputError(
+            f"wilson_interval: successes must be in [0, n], got successes={successes}, n={n}"
+        )
     if n == 0:
         return 0.0, 1.0
     p = successes / n
