@@ -187,14 +187,22 @@ def test_generate_grid_is_deterministic_and_cells_do_not_depend_on_each_other():
 
 
 def test_grid_question_label_is_rederived_from_the_text(monkeypatch):
-    """A theory whose text does not carry its label stops generation with ClaimFailed."""
-    real = grid_mod._build_theory
+    """A label the text does not carry (the chainer's reading of the text disagrees with the
+    generator's) stops generation with ClaimFailed; injected at the public chainer."""
+    real = grid_mod.forward_chain
 
-    def lying(cell, index, rng):
-        draft, statement, label = real(cell, index, rng)
-        return draft, statement, {"True": "False", "False": "True"}.get(label, label)
+    class Flipped:
+        def __init__(self, closure):
+            self.closure = closure
 
-    monkeypatch.setattr(grid_mod, "_build_theory", lying)
+        def __getattr__(self, name):
+            return getattr(self.closure, name)
+
+        def label(self, statement):
+            label = self.closure.label(statement)
+            return {"True": "False", "False": "True"}.get(label, label)
+
+    monkeypatch.setattr(grid_mod, "forward_chain", lambda *a, **k: Flipped(real(*a, **k)))
     with pytest.raises(ClaimFailed, match="labels it"):
         grid_question(Cell(2, 1, "canonical", "none", 8, 0.0), 0, seed=1)
 
@@ -297,17 +305,28 @@ def test_grid_readings_are_the_grammars_reading_of_each_sentence(small_grid):
 @pytest.mark.parametrize(
     "damage, message",
     [
+        # (call i of the renderer, its text, the texts rendered before it) -> the text shown
         # a sentence whose word is outside the vocabulary reads as another rule or fact
-        (lambda texts: (texts[0].replace(" is ", " is zany ", 1), *texts[1:]), "reads as"),
+        (
+            lambda i, text, seen: text.replace(" is ", " is zany ", 1) if i == 0 else text,
+            "reads as",
+        ),
         # a dropped sentence: every sentence reads as the theory's, but not all of them
-        (lambda texts: texts[1:], "it states"),
+        (lambda i, text, seen: "" if i == 1 else text, "it states"),
         # a duplicated sentence in place of another
-        (lambda texts: (texts[0], *texts[:-2], texts[-1]), "it states"),
+        (lambda i, text, seen: seen[0] if i == 1 else text, "it states"),
     ],
 )
 def test_grid_question_text_must_read_back_as_its_theory(monkeypatch, damage, message):
-    """A rendered context that does not state exactly its theory stops generation."""
-    real = grid_mod._Shared.surface
-    monkeypatch.setattr(grid_mod._Shared, "surface", lambda self, prob: damage(real(self, prob)))
+    """A rendered context that does not state exactly its theory stops generation; the damage is
+    injected at the public renderer the grid calls (render_proofwriter), sentence by sentence."""
+    real, seen = grid_mod.render_proofwriter, []
+
+    def damaged(item):
+        text = damage(len(seen), real(item), seen)
+        seen.append(real(item))
+        return text
+
+    monkeypatch.setattr(grid_mod, "render_proofwriter", damaged)
     with pytest.raises(ClaimFailed, match=f"must read back as its theory.*{message}"):
         grid_question(Cell(2, 1, "canonical", "none", 8, 0.0), 0, seed=1)
