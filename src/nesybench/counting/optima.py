@@ -78,6 +78,7 @@ JOINT_ENCODING_MAX_K = 10  # the joint encoding has k * 2^k projection variables
 MAX_JSON_DIGITS = 4000
 LIST_STATES_MAX = 2**16
 MAX_SEARCH_STATES = 2**22  # the searches tabulate K over every state
+SMALL_CLASS_SHARE = 4  # the small-class count may spend 1/4 of the budget before the search
 MAX_EPSILON = 10.0  # as the params schema: a looser ApproxMC tolerance says nothing
 ENCODING_MAX_CLAUSES = 5_000_000
 DIMACS_ARTIFACT_MAX_K = 12  # the disentangled DIMACS string beside an exact count
@@ -528,21 +529,43 @@ def count_disentangled(
         )
         engine = "one constraint problem per permutation (component search, elimination)"
     else:
-        from .search import disentangled_search
+        from . import smallclass
+        from .search import SearchTooLarge, disentangled_search
 
         observed = states_index(rows, task.domains)
-        found = disentangled_search(
-            codes,
-            task.domains,
-            observed,
-            pinned=pinned,
-            fixed_permutation=fixed_permutation,
-            max_subproblems=budget,
-            option="--max-subproblems",
-            max_memory=None if memory is None else max(1, memory - table_budget.held),
-        )
+        left = None if memory is None else max(1, memory - table_budget.held)
+        found = None
+        if smallclass.applies(codes, task.domains, observed, pinned):
+            # the small-class count first, on a share of the budget: it is fast when the
+            # small class is tiny and its span narrow, the search when the support merges
+            share = _Budget(
+                max(1, budget // SMALL_CLASS_SHARE) if budget else None,
+                "disentangled count from the small label class",
+                "--max-subproblems",
+                memory_limit=left,
+                memory_option="--max-memory",
+            )
+            try:
+                found = smallclass.disentangled_small_class(
+                    codes, task.k, observed, fixed_permutation=fixed_permutation, budget=share
+                )
+                engine = "count from the small label class (anchored partial injections)"
+            except SearchTooLarge:
+                if share.memory_limit and share.held > share.memory_limit:
+                    raise  # the search would not hold less: the memory refusal stands
+        if found is None:
+            found = disentangled_search(
+                codes,
+                task.domains,
+                observed,
+                pinned=pinned,
+                fixed_permutation=fixed_permutation,
+                max_subproblems=budget,
+                option="--max-subproblems",
+                max_memory=left,
+            )
+            engine = "search over (pi(j), f_j) with shared sub-problems"
         pairs, n_distinct, used = found.n_pairs, found.n_distinct, found.subproblems
-        engine = "search over (pi(j), f_j) with shared sub-problems"
     return _exact(
         pairs,
         common,
