@@ -1,8 +1,9 @@
 """Benchmark of exact counts on sparse supports (not a test): the ratio to the landed code is
 measured in this run.
 
-    python bench/counting_sparse.py [--ks 12,14,16] [--fracs 0.01,0.5,1] [--timeout 30]
-                                    [--landed 643ae62] [--seed 0]
+    python bench/counting_sparse.py [--ks 12,14,16] [--fracs 0.01,0.1,0.25,0.5,0.75,1]
+                                    [--families disentangled] [--timeout 15]
+                                    [--landed 2cfa724] [--seed 0]
 
 The target: exact disentangled and shared counts of random 3-CNFs near the
 satisfiability threshold (m = round(4.26 k) clauses, ``random_3cnf``), k = 12, 14, 16, at
@@ -10,7 +11,8 @@ each support fraction (``support_states``), within 10 s each.
 
 Each count runs in a process of its own under a 4 GiB address-space limit and a wall-clock
 limit of ``--timeout`` seconds, once on this checkout and once on the landed code (the
-commit ``--landed``, unpacked from ``git archive`` into a temporary folder and put first on
+commit ``--landed``, by default main before the count from the small label class, exported
+by ``bench/baseline``'s ``landed_tree`` and put first on
 PYTHONPATH); only the count is timed (not start-up, not building the task).  Where both
 finish, their counts are asserted equal.  The ratio column is landed / new; ``>`` marks a
 landed run that was stopped at the time limit (or refused at its budget), so the ratio is a
@@ -28,9 +30,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+from baseline import landed_tree
+
 ROOT = Path(__file__).resolve().parent.parent
 AS_LIMIT = 4 * 2**30
 TARGET_S = 10.0
+LANDED = "2cfa724"  # main before the count from the small label class
 
 WORKER = r"""
 import json, sys, time
@@ -79,15 +84,6 @@ def run(pythonpath: Path, k: int, frac: float, family: str, seed: int, timeout: 
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def landed_tree(commit: str, folder: Path) -> Path:
-    """The landed code's src/ unpacked from ``git archive`` (not a checkout of this tree)."""
-    archive = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", commit, "src"], capture_output=True, check=True
-    ).stdout
-    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
-    return folder / "src"
-
-
 def cell(result: dict) -> tuple[str, float | None, bool]:
     """(text, seconds, finished)."""
     if "timeout" in result:
@@ -104,16 +100,16 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--ks", default="12,14,16")
-    parser.add_argument("--fracs", default="0.01,0.5,1")
-    parser.add_argument("--families", default="shared,disentangled")
-    parser.add_argument("--timeout", type=float, default=30.0)
-    parser.add_argument("--landed", default="643ae62")
+    parser.add_argument("--fracs", default="0.01,0.1,0.25,0.5,0.75,1")
+    parser.add_argument("--families", default="disentangled")
+    parser.add_argument("--timeout", type=float, default=15.0)
+    parser.add_argument("--landed", default=LANDED)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     ks = [int(v) for v in args.ks.split(",")]
     fracs = [float(v) for v in args.fracs.split(",")]
     with tempfile.TemporaryDirectory(prefix="nesybench-landed-") as tmp:
-        landed = landed_tree(args.landed, Path(tmp))
+        landed = landed_tree(Path(tmp), args.landed) / "src"
         new = ROOT / "src"
         print(
             f"random 3-CNF, m = round(4.26 k); landed = {args.landed}; time limit "
@@ -121,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(
             f"  {'family':>12} {'k':>3} {'frac':>5} {'|S1|':>5} {'|O1|':>5} {'N_opt':>24} "
-            f"{'new (s)':>16} {'landed (s)':>18} {'landed/new':>11}  target"
+            f"{'new (s)':>16} {'landed (s)':>18} {'landed/new':>11}  target  new engine"
         )
         for family in args.families.split(","):
             for k in ks:
@@ -141,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
                     print(
                         f"  {family:>12} {k:>3} {frac:>5g} {info.get('n1', '?'):>5} "
                         f"{info.get('o1', '?'):>5} {a.get('n_opt', '-'):>24} {a_text:>16} "
-                        f"{b_text:>18} {ratio:>11}  {met}",
+                        f"{b_text:>18} {ratio:>11}  {met}  {a.get('engine', '')[:22]}",
                         flush=True,
                     )
     return 0
