@@ -537,9 +537,10 @@ def count_disentangled(
         found = None
         if smallclass.applies(codes, task.domains, observed, pinned):
             # the small-class count first, on a share of the budget: it is fast when the
-            # small class is tiny and its span narrow, the search when the support merges
+            # small class is tiny and its span narrow, the search when the support merges (with
+            # no limit asked for, the search is the one without a limit)
             share = _Budget(
-                max(1, budget // SMALL_CLASS_SHARE) if budget else None,
+                max(1, (budget or MAX_SUBPROBLEMS) // SMALL_CLASS_SHARE),
                 "disentangled count from the small label class",
                 "--max-subproblems",
                 memory_limit=left,
