@@ -7,14 +7,12 @@ import numpy as np
 import pytest
 
 from nesybench.counting import CountingTask, count_disentangled, optima, smallclass, support_states
-from nesybench.counting.search import SearchTooLarge
+from nesybench.counting.search import MemoryTooLarge, _Budget
 from nesybench.logic import TableKnowledge, all_states, make_knowledge, state_str, states_index
 from nesybench.seeds import child_rng
 from nesybench.shortcuts.tasks import random_3cnf
 
 from .test_search import _renamed, random_cnf
-
-SMALL = "small label class"
 
 
 def _random_task(seed: int) -> CountingTask:
@@ -46,10 +44,15 @@ def test_small_class_count_equals_enumeration():
         if not _applies(task):
             continue
         for fixed in (False, True):
-            got = count_disentangled(task, fixed_permutation=fixed)
-            assert SMALL in got.engine
+            got = smallclass.disentangled_small_class(
+                task.knowledge.labels(all_states(task.k)),
+                task.k,
+                states_index(task.observed_rows(), task.domains),
+                fixed_permutation=fixed,
+                budget=_Budget(None, "count", "o"),
+            )
             oracle = count_disentangled(task, fixed_permutation=fixed, method="enumerate")
-            assert got.n_opt == oracle.n_opt, seed
+            assert got.n_pairs == oracle.n_opt, seed
             if oracle.n_distinct is not None:  # listed when the maps fit the enumeration
                 assert got.n_distinct == oracle.n_distinct, seed
                 checked += 1
@@ -70,23 +73,41 @@ def test_applies_declines_what_it_cannot_count():
     assert smallclass.applies(two_points, (2,) * k, np.array([0, 9]), None)
 
 
-def test_dispatcher_falls_back_to_the_search_past_its_share(monkeypatch):
+def test_dispatcher_probes_the_search_then_the_small_class_then_the_search(monkeypatch):
     names = [state_str(row) for row in all_states(5)]
     task = CountingTask(make_knowledge("x1 & x2 & x3", 5), tuple(names[::3]) + ("11111",))
-    first = count_disentangled(task)
-    assert SMALL in first.engine and first.subproblems > 1
-    monkeypatch.setattr(optima, "SMALL_CLASS_SHARE", 10**9)  # a share of one sub-problem
+    first = count_disentangled(task)  # answered inside the probe: the landed search, as before
+    assert first.engine == optima.SEARCH_ENGINE
+    monkeypatch.setattr(optima, "PROBE_SHARE", 10**9)  # a probe of one sub-problem
     second = count_disentangled(task)
-    assert "search over (pi(j), f_j)" in second.engine
-    assert (second.n_opt, second.n_distinct) == (first.n_opt, first.n_distinct)
+    assert second.engine == optima.SMALL_CLASS_ENGINE and second.subproblems > 1
+    monkeypatch.setattr(optima, "SMALL_CLASS_SHARE", 10**9)  # and a share of one
+    third = count_disentangled(task)
+    assert third.engine == optima.SEARCH_ENGINE
+    for other in (second, third):
+        assert (other.n_opt, other.n_distinct) == (first.n_opt, first.n_distinct)
+
+
+def test_parity_is_not_a_small_class():
+    """k-bit parity's classes have 2^(k-1) points: the small-class count declines (it ran one
+    anchored search per point, 0.25 s -> 335 s at k = 12 on one observed state)."""
+    codes = make_knowledge("xor", 12).labels(all_states(12))
+    assert not smallclass.applies(codes, (2,) * 12, np.array([0]), None)
+    result = count_disentangled(CountingTask(make_knowledge("xor", 12), ("0" * 12,)))
+    assert result.engine == optima.SEARCH_ENGINE
 
 
 def test_memory_limit_refuses_before_the_subcube_table():
     k = 16
     knowledge = random_3cnf(k, round(4.26 * k), child_rng(0, "bench-sparse", k))
     task = CountingTask(knowledge, support_states(k, 1.0, seed=0))
-    with pytest.raises(SearchTooLarge, match=r"about \d+ MB .*3\^16 subcubes.*--max-memory"):
-        count_disentangled(task, max_memory=40 * 2**20)
+    codes = knowledge.labels(all_states(k))
+    observed = states_index(task.observed_rows(), task.domains)
+    budget = _Budget(None, "count", "o", memory_limit=40 * 2**20, memory_option="--max-memory")
+    with pytest.raises(MemoryTooLarge, match=r"\d+ MB .*3\^16 subcubes.*--max-memory"):
+        smallclass.disentangled_small_class(codes, k, observed, budget=budget)
+    assert budget.held > budget.memory_limit  # refused on the estimate, before allocating
+    assert smallclass.memory_estimate(k) > 40 * 2**20  # so the dispatcher does not choose it
 
 
 @pytest.mark.parametrize(("k", "frac"), [(14, 0.75), (16, 0.5), (16, 1.0)])
@@ -94,7 +115,7 @@ def test_large_k_counts_survive_renaming_and_negating_a_concept(k, frac):
     knowledge = random_3cnf(k, round(4.26 * k), child_rng(0, "bench-sparse", k))
     task = CountingTask(knowledge, support_states(k, frac, seed=0))
     base = count_disentangled(task)
-    assert SMALL in base.engine and base.n_opt > 0
+    assert base.n_opt > 0
     perm = [int(v) for v in child_rng(2, "test-meta-perm", k).permutation(k)]
     for negate in (set(), {0}, {1, k - 1}):
         other = count_disentangled(_renamed(task, perm, negate))

@@ -109,10 +109,10 @@ import numpy as np
 
 from .search import SearchResult, _Budget
 
-__all__ = ["applies", "disentangled_small_class", "MAX_K"]
+__all__ = ["applies", "disentangled_small_class", "memory_estimate", "MAX_K"]
 
 MAX_K = 16  # the subcube table has 3^k entries (43 MB at k = 16)
-MAX_CLASS = 4096  # points of S* the search carries as bit sets
+MAX_CLASS = 64  # points of S*: one anchored search per point (parity's 2^(k-1) would be slow)
 
 
 def _popcount(x: np.ndarray) -> np.ndarray:
@@ -149,6 +149,12 @@ def applies(codes, dims: Sequence[int], observed, pinned) -> bool:
     if len(small) <= 1:
         return True
     return bool(np.isin(np.asarray(observed, dtype=np.int64), small).any())
+
+
+def memory_estimate(k: int) -> int:
+    """Bytes the count holds at its peak: the subcube table while it is built (3 bytes per
+    subcube), the fibre counts or the stack of source sets (one filtered copy per output)."""
+    return 3**k * 3 + max(3**k * 2 + 2**k * 16, 2**k * 8 * 4 * (k + 2))
 
 
 # ---- the table of empty subcubes -------------------------------------------------
