@@ -39,7 +39,7 @@ def _applies(task: CountingTask) -> bool:
 
 def test_small_class_count_equals_enumeration():
     checked = 0
-    for seed in range(150):
+    for seed in range(70):
         task = _random_task(seed)
         if not _applies(task):
             continue
@@ -56,7 +56,7 @@ def test_small_class_count_equals_enumeration():
             if oracle.n_distinct is not None:  # listed when the maps fit the enumeration
                 assert got.n_distinct == oracle.n_distinct, seed
                 checked += 1
-    assert checked >= 100  # most random tasks have an observed state in the small class
+    assert checked >= 40  # most random tasks have an observed state in the small class
 
 
 def test_applies_declines_what_it_cannot_count():
@@ -110,13 +110,27 @@ def test_memory_limit_refuses_before_the_subcube_table():
     assert smallclass.memory_estimate(k) > 40 * 2**20  # so the dispatcher does not choose it
 
 
-@pytest.mark.parametrize(("k", "frac"), [(14, 0.75), (16, 0.5), (16, 1.0)])
-def test_large_k_counts_survive_renaming_and_negating_a_concept(k, frac):
+def _clauses_permuted(task: CountingTask, seed: int) -> CountingTask:
+    """The same task with the CNF's clauses in another order."""
+    clauses = task.knowledge.spec.split(" & ")
+    order = child_rng(seed, "test-meta-clauses", len(clauses)).permutation(len(clauses))
+    spec = " & ".join(clauses[int(i)] for i in order)
+    return CountingTask(make_knowledge(spec, task.k), task.support)
+
+
+@pytest.mark.parametrize(
+    ("k", "frac"), [(14, 1.0), (16, 0.01), pytest.param(16, 0.5, marks=pytest.mark.slow)]
+)
+def test_large_k_counts_survive_renaming_negating_and_permuting_clauses(k, frac):
+    """Metamorphic checks where no oracle reaches: renaming the concepts, negating some and
+    reordering the clauses give the same counts.  A budget of 48,000 sub-problems keeps the
+    search's probe short (these tasks are the small-class count's)."""
     knowledge = random_3cnf(k, round(4.26 * k), child_rng(0, "bench-sparse", k))
     task = CountingTask(knowledge, support_states(k, frac, seed=0))
-    base = count_disentangled(task)
-    assert base.n_opt > 0
+    base = count_disentangled(task, max_subproblems=48_000)
+    assert base.n_opt > 0 and base.exact
     perm = [int(v) for v in child_rng(2, "test-meta-perm", k).permutation(k)]
-    for negate in (set(), {0}, {1, k - 1}):
-        other = count_disentangled(_renamed(task, perm, negate))
-        assert (other.n_opt, other.n_distinct) == (base.n_opt, base.n_distinct)
+    variants = (_renamed(task, perm, {0}), _clauses_permuted(_renamed(task, perm, {1, k - 1}), 3))
+    for other in variants:
+        got = count_disentangled(other, max_subproblems=48_000)
+        assert (got.n_opt, got.n_distinct) == (base.n_opt, base.n_distinct)
