@@ -76,9 +76,10 @@ def test_applies_declines_what_it_cannot_count():
 def test_dispatcher_probes_the_search_then_the_small_class_then_the_search(monkeypatch):
     names = [state_str(row) for row in all_states(5)]
     task = CountingTask(make_knowledge("x1 & x2 & x3", 5), tuple(names[::3]) + ("11111",))
-    first = count_disentangled(task)  # answered inside the probe: the landed search, as before
+    first = count_disentangled(task)  # answered inside its first trial: the landed search
     assert first.engine == optima.SEARCH_ENGINE
-    monkeypatch.setattr(optima, "PROBE_SHARE", 10**9)  # a probe of one sub-problem
+    monkeypatch.setattr(optima, "PROBE_START", 1)  # a first trial of one sub-problem
+    monkeypatch.setattr(smallclass, "work_floor", lambda k: 10**6)  # then the whole share
     second = count_disentangled(task)
     assert second.engine == optima.SMALL_CLASS_ENGINE and second.subproblems > 1
     monkeypatch.setattr(optima, "SMALL_CLASS_SHARE", 10**9)  # and a share of one
@@ -124,7 +125,7 @@ def _clauses_permuted(task: CountingTask, seed: int) -> CountingTask:
 def test_large_k_counts_survive_renaming_negating_and_permuting_clauses(k, frac):
     """Metamorphic checks where no oracle reaches: renaming the concepts, negating some and
     reordering the clauses give the same counts.  A budget of 48,000 sub-problems keeps the
-    search's probe short (these tasks are the small-class count's)."""
+    small-class count's share short."""
     knowledge = random_3cnf(k, round(4.26 * k), child_rng(0, "bench-sparse", k))
     task = CountingTask(knowledge, support_states(k, frac, seed=0))
     base = count_disentangled(task, max_subproblems=48_000)

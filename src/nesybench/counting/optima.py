@@ -80,7 +80,8 @@ MAX_JSON_DIGITS = 4000
 LIST_STATES_MAX = 2**16
 MAX_SEARCH_STATES = 2**22  # the searches tabulate K over every state
 SMALL_CLASS_SHARE = 4  # the small-class count may spend 1/4 of the budget before the search
-PROBE_SHARE = 16  # the search first runs on 1/16 of the budget: what it answers there, as before
+PROBE_START = 1024  # the search's first trial: what it answers there is answered as before
+PROBE_GROWTH = 4  # each trial of the search and of the small-class count has 4x the last's budget
 FALLBACKS = ("none", "ganak", "approx")  # what answers when the exact searches refuse
 ENCODING_BYTES_PER_CLAUSE = 200  # the CNF as Python tuples and Ganak's copy of it
 SEARCH_ENGINE = "search over (pi(j), f_j) with shared sub-problems"
@@ -573,15 +574,19 @@ def _disentangled_engines(
 ) -> tuple:
     """(the count, the engine that answered) for a binary (or many-permutation) task.
 
-    Each engine's cost is estimated before it runs.  The search over (pi(j), f_j) has no
-    estimate that can be read off the task's sizes (k-bit parity at full support is one
-    sub-problem per level, a random CNF at half support passes any budget), so its estimate
-    is a probe: it runs first on 1/PROBE_SHARE of the budget, and every task it answers
-    there is answered exactly as before.  The small-class count is estimated from the size
-    of the small label class (``smallclass.applies``: at most ``MAX_CLASS`` points, one
-    anchored search each) and its memory (the 3^k subcube table); past the probe it gets
-    1/SMALL_CLASS_SHARE of the budget, then the search gets the whole budget (none when
-    ``max_subproblems=0``).  Where both pass their budgets, ``fallback`` says what answers:
+    Each engine's cost is estimated before it runs.  The small-class count is estimated from
+    the size of the small label class (``smallclass.applies``: at most ``MAX_CLASS`` points,
+    one anchored search each), its memory (``smallclass.memory_estimate``, the 3^k subcube
+    table) and the work of that table (``smallclass.work_floor``); where it does not apply
+    the search runs alone, exactly as before.  The search over (pi(j), f_j) has no estimate
+    that can be read off the task's sizes (k-bit parity at full support is one sub-problem
+    per level, a random CNF at half support passes any budget), so it is estimated by trials:
+    it runs on PROBE_START sub-problems (every task it answers there is answered exactly as
+    before), then the small-class count on its floor plus as much, then both again with
+    PROBE_GROWTH times the budget, up to 1/SMALL_CLASS_SHARE of the budget for the small-class
+    count and the whole budget for the search (none when ``max_subproblems=0``).  The
+    restarts cost at most a constant factor over the engine that answers.  Where both pass
+    their budgets, ``fallback`` says what answers:
     ``none`` refuses (naming the options), ``ganak`` the exact projected model count of the
     disentangled encoding, ``approx`` ApproxMC's (epsilon, delta) estimate of it.
     """
@@ -611,18 +616,19 @@ def _disentangled_engines(
     small = smallclass.applies(codes, task.domains, observed, pinned) and (
         memory is None or smallclass.memory_estimate(task.k) <= memory
     )
-    scale = budget or MAX_SUBPROBLEMS
-    probe = max(1, scale // PROBE_SHARE)
+    share_cap = max(1, (budget or MAX_SUBPROBLEMS) // SMALL_CLASS_SHARE)
+    floor = smallclass.work_floor(task.k)
     refusal: SearchTooLarge | None = None
-    if small and (not budget or probe < budget):
+    trial = PROBE_START
+    while small and (not budget or trial < budget):
         try:
-            return search(probe), SEARCH_ENGINE
+            return search(trial), SEARCH_ENGINE
         except MemoryTooLarge:
             raise  # the other engines would not hold less
         except SearchTooLarge:
-            pass  # past the probe: the small-class count next
+            pass  # past this trial: the small-class count on as much again
         share = _Budget(
-            max(1, scale // SMALL_CLASS_SHARE),
+            min(floor + trial, share_cap),
             "disentangled count from the small label class",
             "--max-subproblems",
             memory_limit=memory,
@@ -634,9 +640,10 @@ def _disentangled_engines(
             )
             return found, SMALL_CLASS_ENGINE
         except MemoryTooLarge:
-            pass  # estimated within the limit but held more: the search may still fit
+            small = False  # estimated within the limit but held more: the search may fit
         except SearchTooLarge:
-            pass
+            small = share.limit < share_cap  # its share spent: the search alone from here
+        trial *= PROBE_GROWTH
     try:
         return search(budget), SEARCH_ENGINE
     except MemoryTooLarge:

@@ -109,7 +109,7 @@ import numpy as np
 
 from .search import SearchResult, _Budget
 
-__all__ = ["applies", "disentangled_small_class", "memory_estimate", "MAX_K"]
+__all__ = ["applies", "disentangled_small_class", "memory_estimate", "work_floor", "MAX_K"]
 
 MAX_K = 16  # the subcube table has 3^k entries (43 MB at k = 16)
 MAX_CLASS = 64  # points of S*: one anchored search per point (parity's 2^(k-1) would be slow)
@@ -155,6 +155,12 @@ def memory_estimate(k: int) -> int:
     """Bytes the count holds at its peak: the subcube table while it is built (3 bytes per
     subcube), the fibre counts or the stack of source sets (one filtered copy per output)."""
     return 3**k * 3 + max(3**k * 2 + 2**k * 16, 2**k * 8 * 4 * (k + 2))
+
+
+def work_floor(k: int) -> int:
+    """Sub-problems the count spends whatever the task: the closed form's charge for the 3^k
+    subcube table (the anchored search spends at least one per output on top)."""
+    return 1 + 3**k // 4096
 
 
 # ---- the table of empty subcubes -------------------------------------------------
@@ -250,7 +256,7 @@ def _fibre_counts(k: int, emp: np.ndarray) -> np.ndarray:
 
 def _closed_form(k, small, emp, fixed_permutation, budget) -> SearchResult:
     """No observed state in S*, |S*| <= 1 (the formulas of the module docstring)."""
-    budget.spend(1 + 3**k // 4096, "the closed form")
+    budget.spend(work_floor(k), "the closed form")
     sizes = _popcount(np.arange(2**k))
     by_t = np.bincount(sizes, minlength=k + 1).tolist()
     if len(small):
