@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from nesybench.counting import CountingTask, count_disentangled, optima, smallclass, support_states
-from nesybench.counting.search import MemoryTooLarge, _Budget
+from nesybench.counting.search import MemoryTooLarge, SearchTooLarge, _Budget
 from nesybench.logic import TableKnowledge, all_states, make_knowledge, state_str, states_index
 from nesybench.seeds import child_rng
 from nesybench.shortcuts.tasks import random_3cnf
@@ -73,20 +73,18 @@ def test_applies_declines_what_it_cannot_count():
     assert smallclass.applies(two_points, (2,) * k, np.array([0, 9]), None)
 
 
-def test_dispatcher_probes_the_search_then_the_small_class_then_the_search(monkeypatch):
+def test_dispatcher_tries_the_small_class_then_the_search(monkeypatch):
     names = [state_str(row) for row in all_states(5)]
     task = CountingTask(make_knowledge("x1 & x2 & x3", 5), tuple(names[::3]) + ("11111",))
-    first = count_disentangled(task)  # answered inside its first trial: the landed search
-    assert first.engine == optima.SEARCH_ENGINE
-    monkeypatch.setattr(optima, "PROBE_START", 1)  # a first trial of one sub-problem
-    monkeypatch.setattr(smallclass, "work_floor", lambda k: 10**6)  # then the whole share
+    first = count_disentangled(task)  # answered inside its trial
+    assert first.engine == optima.SMALL_CLASS_ENGINE and first.subproblems > 1
+    monkeypatch.setattr(optima, "TRIAL", 1)  # a trial of one sub-problem: the search answers
+    monkeypatch.setattr(smallclass, "work_floor", lambda k: 0)
     second = count_disentangled(task)
-    assert second.engine == optima.SMALL_CLASS_ENGINE and second.subproblems > 1
-    monkeypatch.setattr(optima, "SMALL_CLASS_SHARE", 10**9)  # and a share of one
-    third = count_disentangled(task)
-    assert third.engine == optima.SEARCH_ENGINE
-    for other in (second, third):
-        assert (other.n_opt, other.n_distinct) == (first.n_opt, first.n_distinct)
+    assert second.engine == optima.SEARCH_ENGINE
+    assert (second.n_opt, second.n_distinct) == (first.n_opt, first.n_distinct)
+    with pytest.raises(SearchTooLarge, match="--fallback ganak"):  # every engine past 1
+        count_disentangled(task, max_subproblems=1)
 
 
 def test_parity_is_not_a_small_class():
@@ -128,10 +126,10 @@ def test_large_k_counts_survive_renaming_negating_and_permuting_clauses(k, frac)
     small-class count's share short."""
     knowledge = random_3cnf(k, round(4.26 * k), child_rng(0, "bench-sparse", k))
     task = CountingTask(knowledge, support_states(k, frac, seed=0))
-    base = count_disentangled(task, max_subproblems=48_000)
+    base = count_disentangled(task)
     assert base.n_opt > 0 and base.exact
     perm = [int(v) for v in child_rng(2, "test-meta-perm", k).permutation(k)]
     variants = (_renamed(task, perm, {0}), _clauses_permuted(_renamed(task, perm, {1, k - 1}), 3))
     for other in variants:
-        got = count_disentangled(other, max_subproblems=48_000)
+        got = count_disentangled(other)
         assert (got.n_opt, got.n_distinct) == (base.n_opt, base.n_distinct)

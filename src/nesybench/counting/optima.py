@@ -80,8 +80,7 @@ MAX_JSON_DIGITS = 4000
 LIST_STATES_MAX = 2**16
 MAX_SEARCH_STATES = 2**22  # the searches tabulate K over every state
 SMALL_CLASS_SHARE = 4  # the small-class count may spend 1/4 of the budget before the search
-PROBE_START = 1024  # the search's first trial: what it answers there is answered as before
-PROBE_GROWTH = 4  # each trial of the search and of the small-class count has 4x the last's budget
+TRIAL = 1024  # sub-problems of the small-class count's trial, beyond its table's work
 FALLBACKS = ("none", "ganak", "approx")  # what answers when the exact searches refuse
 ENCODING_BYTES_PER_CLAUSE = 200  # the CNF as Python tuples and Ganak's copy of it
 SEARCH_ENGINE = "search over (pi(j), f_j) with shared sub-problems"
@@ -578,14 +577,13 @@ def _disentangled_engines(
     the size of the small label class (``smallclass.applies``: at most ``MAX_CLASS`` points,
     one anchored search each), its memory (``smallclass.memory_estimate``, the 3^k subcube
     table) and the work of that table (``smallclass.work_floor``); where it does not apply
-    the search runs alone, exactly as before.  The search over (pi(j), f_j) has no estimate
-    that can be read off the task's sizes (k-bit parity at full support is one sub-problem
-    per level, a random CNF at half support passes any budget), so it is estimated by trials:
-    it runs on PROBE_START sub-problems (every task it answers there is answered exactly as
-    before), then the small-class count on its floor plus as much, then both again with
-    PROBE_GROWTH times the budget, up to 1/SMALL_CLASS_SHARE of the budget for the small-class
-    count and the whole budget for the search (none when ``max_subproblems=0``).  The
-    restarts cost at most a constant factor over the engine that answers.  Where both pass
+    the search runs alone, exactly as before.  Where it applies it gets a trial of its
+    table's work plus TRIAL sub-problems (it answers the small classes of the sparse random
+    3-CNFs there, 150 to 11,000 sub-problems); past it the search runs on the whole budget
+    (none when ``max_subproblems=0``), as before, and past that the small-class count gets
+    the rest of its share (1/SMALL_CLASS_SHARE of the budget).  The search has no estimate
+    that the task's sizes give (k-bit parity at full support is one sub-problem per level, a
+    random CNF at half support passes any budget), so it is never run twice.  Where both pass
     their budgets, ``fallback`` says what answers:
     ``none`` refuses (naming the options), ``ganak`` the exact projected model count of the
     disentangled encoding, ``approx`` ApproxMC's (epsilon, delta) estimate of it.
@@ -618,47 +616,48 @@ def _disentangled_engines(
     )
     share_cap = max(1, (budget or MAX_SUBPROBLEMS) // SMALL_CLASS_SHARE)
     floor = smallclass.work_floor(task.k)
-    refusal: SearchTooLarge | None = None
-    trial = PROBE_START
-    while small and (not budget or trial < budget):
-        try:
-            return search(trial), SEARCH_ENGINE
-        except MemoryTooLarge:
-            raise  # the other engines would not hold less
-        except SearchTooLarge:
-            pass  # past this trial: the small-class count on as much again
+
+    def small_class(limit: int):
         share = _Budget(
-            min(floor + trial, share_cap),
+            min(limit, share_cap),
             "disentangled count from the small label class",
             "--max-subproblems",
             memory_limit=memory,
             memory_option="--max-memory",
         )
+        found = smallclass.disentangled_small_class(
+            codes, task.k, observed, fixed_permutation=fixed_permutation, budget=share
+        )
+        return found, SMALL_CLASS_ENGINE
+
+    if small:  # a trial: the small-class count's table plus TRIAL sub-problems
         try:
-            found = smallclass.disentangled_small_class(
-                codes, task.k, observed, fixed_permutation=fixed_permutation, budget=share
-            )
-            return found, SMALL_CLASS_ENGINE
+            return small_class(floor + TRIAL)
         except MemoryTooLarge:
             small = False  # estimated within the limit but held more: the search may fit
         except SearchTooLarge:
-            small = share.limit < share_cap  # its share spent: the search alone from here
-        trial *= PROBE_GROWTH
+            small = floor + TRIAL < share_cap
+    refusal: SearchTooLarge | None = None
     try:
         return search(budget), SEARCH_ENGINE
     except MemoryTooLarge:
-        raise
+        raise  # the other engines would not hold less
     except SearchTooLarge as exc:
-        if fallback == "none":
-            fix = (
-                "; or --fallback ganak for an exact projected model count of its CNF "
-                "encoding (no budget: it may run long), --fallback approx for ApproxMC's "
-                "(epsilon, delta) estimate"
-                if isinstance(task.knowledge, Knowledge)
-                else ""
-            )
-            raise SearchTooLarge(f"{exc}{fix}") from None
         refusal = exc
+    if small:  # the rest of its share
+        try:
+            return small_class(share_cap)
+        except SearchTooLarge:
+            pass
+    if fallback == "none":
+        fix = (
+            "; or --fallback ganak for an exact projected model count of its CNF "
+            "encoding (no budget: it may run long), --fallback approx for ApproxMC's "
+            "(epsilon, delta) estimate"
+            if isinstance(task.knowledge, Knowledge)
+            else ""
+        )
+        raise SearchTooLarge(f"{refusal}{fix}") from None
     return _fallback_count(task, fixed_permutation, fallback_options, memory, refusal), "fallback"
 
 
@@ -681,7 +680,7 @@ def _fallback_count(task, fixed_permutation, fallback_options, memory, refusal) 
     ).hold(clauses * ENCODING_BYTES_PER_CLAUSE, f"the CNF encoding (about {clauses:,} clauses)")
     cnf = _disentangled_cnf(task, fixed_permutation, method)
     common = _common(task, "disentangled", "exact", fixed_permutation)
-    why = f"the search refused ({refusal})" if refusal else "asked for"
+    why = "the exact searches passed their budget" if refusal else "asked for"
     if fallback == "approx":
         estimate = _approx(cnf, common, epsilon, delta, seed)
         return dataclasses.replace(estimate, engine=f"approxmc ({why})")
@@ -895,7 +894,7 @@ def count_optima(
     if fixed_permutation and extractor != "disentangled":
         raise InputError("fixed_permutation: applies only to the disentangled extractor")
     if fallback != "none" and extractor != "disentangled":
-        raise InputError("fallback: applies only to the disentangled extractor")
+        raise bad_value("fallback", "none unless the extractor is disentangled", fallback)
     if isinstance(knowledge, CountingTask):
         if support is not None or supervised:
             raise InputError("support, supervised: a CountingTask carries its own")
