@@ -577,9 +577,10 @@ def _disentangled_engines(
     the size of the small label class (``smallclass.applies``: at most ``MAX_CLASS`` points,
     one anchored search each), its memory (``smallclass.memory_estimate``, the 3^k subcube
     table) and the work of that table (``smallclass.work_floor``); where it does not apply
-    the search runs alone, exactly as before.  Where it applies it gets a trial of its
-    table's work plus TRIAL sub-problems (it answers the small classes of the sparse random
-    3-CNFs there, 150 to 11,000 sub-problems); past it the search runs on the whole budget
+    the search runs alone, exactly as before.  Where it applies and is expected to be cheap
+    (``smallclass.narrow``: the closed form, or the class spans at most half the outputs) it
+    gets a trial of its table's work plus TRIAL sub-problems (it answers the narrow classes
+    of the benchmark's random 3-CNFs there); past it the search runs on the whole budget
     (none when ``max_subproblems=0``), as before, and past that the small-class count gets
     the rest of its share (1/SMALL_CLASS_SHARE of the budget).  The search has no estimate
     that the task's sizes give (k-bit parity at full support is one sub-problem per level, a
@@ -630,7 +631,7 @@ def _disentangled_engines(
         )
         return found, SMALL_CLASS_ENGINE
 
-    if small:  # a trial: the small-class count's table plus TRIAL sub-problems
+    if small and smallclass.narrow(codes, observed):  # a trial: table + TRIAL
         try:
             return small_class(floor + TRIAL)
         except MemoryTooLarge:
