@@ -378,7 +378,7 @@ def count_options(args) -> dict:
         "max_subproblems": args.max_subproblems,
         "max_memory": _memory_bytes(args),
         **({} if args.max_states is None else {"max_states": args.max_states}),
-        **({} if args.fallback == "none" else {"fallback": args.fallback}),
+        **({} if getattr(args, "fallback", "none") == "none" else {"fallback": args.fallback}),
     }
 
 
