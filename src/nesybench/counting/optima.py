@@ -43,13 +43,14 @@ alpha(g) = g.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, bad_value
 from ..logic.knowledge import Knowledge, SumKnowledge, TableKnowledge
 from ..logic.states import all_states, parse_state, plain_count, state_str, states_index
 from .counters import ApproxCounter, ExactCounter
@@ -78,6 +79,12 @@ JOINT_ENCODING_MAX_K = 10  # the joint encoding has k * 2^k projection variables
 MAX_JSON_DIGITS = 4000
 LIST_STATES_MAX = 2**16
 MAX_SEARCH_STATES = 2**22  # the searches tabulate K over every state
+SMALL_CLASS_SHARE = 4  # the small-class count may spend 1/4 of the budget before the search
+TRIAL = 1024  # sub-problems of the small-class count's trial, beyond its table's work
+FALLBACKS = ("none", "ganak", "approx")  # what answers when the exact searches refuse
+ENCODING_BYTES_PER_CLAUSE = 200  # the CNF as Python tuples and Ganak's copy of it
+SEARCH_ENGINE = "search over (pi(j), f_j) with shared sub-problems"
+SMALL_CLASS_ENGINE = "count from the small label class (anchored partial injections)"
 MAX_EPSILON = 10.0  # as the params schema: a looser ApproxMC tolerance says nothing
 ENCODING_MAX_CLAUSES = 5_000_000
 DIMACS_ARTIFACT_MAX_K = 12  # the disentangled DIMACS string beside an exact count
@@ -442,6 +449,7 @@ def count_disentangled(
     distinct: bool = True,
     with_dimacs: bool = False,
     max_memory: int | None = None,
+    fallback: str = "none",
 ) -> CountResult:
     """N_opt (pairs (pi, f)) and ``n_distinct`` of the disentangled family on ``task``.
 
@@ -453,7 +461,11 @@ def count_disentangled(
     2^30, 0: none) what the search holds.  ``distinct=False`` skips
     ``n_distinct`` where it costs extra (the per-permutation engine);
     ``with_dimacs=True`` also returns the single-formula DIMACS encoding (pi as
-    variables; binary knowledge, k <= 12) beside an exact count.
+    variables; binary knowledge, k <= 12) beside an exact count.  ``fallback`` (one of
+    ``FALLBACKS``) says what answers a binary task where the exact searches pass their
+    budget: ``none`` refuses, ``ganak`` model-counts the encoding exactly (no budget),
+    ``approx`` estimates it with ApproxMC (``epsilon``/``delta``); ``engine`` names the one
+    that answered and ``exact`` says whether the count is exact.
 
     >>> from nesybench.logic import make_knowledge
     >>> r = count_disentangled(CountingTask(make_knowledge("sum", (10, 10))))
@@ -463,6 +475,8 @@ def count_disentangled(
     from .search import MAX_MEMORY, MAX_SUBPROBLEMS, _Budget
 
     _check_options("disentangled", method, epsilon, delta, max_subproblems, max_states, max_memory)
+    if fallback not in FALLBACKS:
+        raise bad_value("fallback", f"one of {', '.join(FALLBACKS)}", fallback, where="count")
     if method == "auto":
         method = "exact"
     if method == "factored":
@@ -528,21 +542,21 @@ def count_disentangled(
         )
         engine = "one constraint problem per permutation (component search, elimination)"
     else:
-        from .search import disentangled_search
-
         observed = states_index(rows, task.domains)
-        found = disentangled_search(
+        left = None if memory is None else max(1, memory - table_budget.held)
+        found, engine = _disentangled_engines(
+            task,
             codes,
-            task.domains,
             observed,
-            pinned=pinned,
-            fixed_permutation=fixed_permutation,
-            max_subproblems=budget,
-            option="--max-subproblems",
-            max_memory=None if memory is None else max(1, memory - table_budget.held),
+            pinned,
+            fixed_permutation,
+            budget,
+            left,
+            (fallback, epsilon, delta, seed),
         )
+        if isinstance(found, CountResult):  # the fallback's model count
+            return found
         pairs, n_distinct, used = found.n_pairs, found.n_distinct, found.subproblems
-        engine = "search over (pi(j), f_j) with shared sub-problems"
     return _exact(
         pairs,
         common,
@@ -554,10 +568,144 @@ def count_disentangled(
     )
 
 
+def _disentangled_engines(
+    task, codes, observed, pinned, fixed_permutation, budget, memory, fallback_options
+) -> tuple:
+    """(the count, the engine that answered) for a binary (or many-permutation) task.
+
+    Each engine's cost is estimated before it runs.  The small-class count is estimated from
+    the size of the small label class (``smallclass.applies``: at most ``MAX_CLASS`` points,
+    one anchored search each), its memory (``smallclass.memory_estimate``, the 3^k subcube
+    table) and the work of that table (``smallclass.work_floor``); where it does not apply
+    the search runs alone, exactly as before.  Where it applies and is expected to be cheap
+    (``smallclass.narrow``: the closed form, or the class spans at most half the outputs) it
+    gets a trial of its table's work plus TRIAL sub-problems (it answers the narrow classes
+    of the benchmark's random 3-CNFs there); past it the search runs on the whole budget
+    (none when ``max_subproblems=0``), as before, and past that the small-class count gets
+    the rest of its share (1/SMALL_CLASS_SHARE of the budget).  The search has no estimate
+    that the task's sizes give (k-bit parity at full support is one sub-problem per level, a
+    random CNF at half support passes any budget), so it is never run twice.  Where both pass
+    their budgets, ``fallback`` says what answers:
+    ``none`` refuses (naming the options), ``ganak`` the exact projected model count of the
+    disentangled encoding, ``approx`` ApproxMC's (epsilon, delta) estimate of it.
+    """
+    from . import smallclass
+    from .search import (
+        MAX_SUBPROBLEMS,
+        MemoryTooLarge,
+        SearchTooLarge,
+        _Budget,
+        disentangled_search,
+    )
+
+    fallback = fallback_options[0]
+
+    def search(limit: int | None):
+        return disentangled_search(
+            codes,
+            task.domains,
+            observed,
+            pinned=pinned,
+            fixed_permutation=fixed_permutation,
+            max_subproblems=limit,
+            option="--max-subproblems",
+            max_memory=memory,
+        )
+
+    small = smallclass.applies(codes, task.domains, observed, pinned) and (
+        memory is None or smallclass.memory_estimate(task.k) <= memory
+    )
+    share_cap = max(1, (budget or MAX_SUBPROBLEMS) // SMALL_CLASS_SHARE)
+    floor = smallclass.work_floor(task.k)
+
+    def small_class(limit: int):
+        share = _Budget(
+            min(limit, share_cap),
+            "disentangled count from the small label class",
+            "--max-subproblems",
+            memory_limit=memory,
+            memory_option="--max-memory",
+        )
+        found = smallclass.disentangled_small_class(
+            codes, task.k, observed, fixed_permutation=fixed_permutation, budget=share
+        )
+        return found, SMALL_CLASS_ENGINE
+
+    if small and smallclass.narrow(codes, observed):  # a trial: table + TRIAL
+        try:
+            return small_class(floor + TRIAL)
+        except MemoryTooLarge:
+            small = False  # estimated within the limit but held more: the search may fit
+        except SearchTooLarge:
+            small = floor + TRIAL < share_cap
+    refusal: SearchTooLarge | None = None
+    try:
+        return search(budget), SEARCH_ENGINE
+    except MemoryTooLarge:
+        raise  # the other engines would not hold less
+    except SearchTooLarge as exc:
+        refusal = exc
+    if small:  # the rest of its share
+        try:
+            return small_class(share_cap)
+        except SearchTooLarge:
+            pass
+    if fallback == "none":
+        fix = (
+            "; or --fallback ganak for an exact projected model count of its CNF "
+            "encoding (no budget: it may run long), --fallback approx for ApproxMC's "
+            "(epsilon, delta) estimate"
+            if isinstance(task.knowledge, Knowledge)
+            else ""
+        )
+        raise SearchTooLarge(f"{refusal}{fix}") from None
+    return _fallback_count(task, fixed_permutation, fallback_options, memory, refusal), "fallback"
+
+
+def _fallback_count(task, fixed_permutation, fallback_options, memory, refusal) -> CountResult:
+    """The disentangled encoding's model count (projected on pi, t, v) when the searches
+    refuse: exact through Ganak, or ApproxMC's estimate when asked for.  Its size is estimated
+    (clauses, bytes) and refused before it is built."""
+    from .search import _Budget
+
+    fallback, epsilon, delta, seed = fallback_options
+    method = f"fallback {fallback}"
+    _binary(task, method)
+    clauses = _encoding_clauses(task)
+    _Budget(
+        None,
+        f"disentangled count ({method})",
+        "",
+        memory_limit=memory,
+        memory_option="--max-memory",
+    ).hold(clauses * ENCODING_BYTES_PER_CLAUSE, f"the CNF encoding (about {clauses:,} clauses)")
+    cnf = _disentangled_cnf(task, fixed_permutation, method)
+    common = _common(task, "disentangled", "exact", fixed_permutation)
+    why = "the exact searches passed their budget" if refusal else "asked for"
+    if fallback == "approx":
+        estimate = _approx(cnf, common, epsilon, delta, seed)
+        return dataclasses.replace(estimate, engine=f"approxmc ({why})")
+    value = ExactCounter(seed=seed).count(cnf).value
+    return _exact(
+        value,
+        common,
+        n_distinct=None,
+        n_distinct_reason="the projected model count counts pairs (pi, f), not distinct maps",
+        engine=f"ganak: projected model count of the disentangled encoding ({why})",
+    )
+
+
+def _encoding_clauses(task: CountingTask) -> int:
+    """Clauses of the disentangled encoding, estimated: the permutation's at-most-one pairs and,
+    per observed state and output, the source bit, the bit map and the label's clauses."""
+    k = task.k
+    return 2 * k * k * (k - 1) // 2 + 8 * k * task.n_observed * 4
+
+
 def _disentangled_cnf(task: CountingTask, fixed_permutation: bool, method: str):
     knowledge = _binary(task, method)
     k = task.k
-    clauses = 2 * k * k * (k - 1) // 2 + 8 * k * task.n_observed * 4
+    clauses = _encoding_clauses(task)
     if clauses > ENCODING_MAX_CLAUSES:
         raise InputError(
             f"method {method}: the disentangled encoding would have about {clauses:,} clauses at "
@@ -696,6 +844,7 @@ def count_optima(
     max_states: int | None = MAX_SEARCH_STATES,
     with_dimacs: bool = False,
     max_memory: int | None = None,
+    fallback: str = "none",
 ) -> CountResult:
     """Count the label-preserving relabelings of ``knowledge`` on ``support``.
 
@@ -728,6 +877,9 @@ def count_optima(
         each large structure is built, so a count past it stops with the estimate.
     with_dimacs : bool, keyword-only
         Disentangled exact counts: also return the DIMACS encoding (``dimacs``).
+    fallback : {"none", "ganak", "approx"}, keyword-only
+        Disentangled, binary: what answers where the exact searches pass their budget
+        (see :func:`count_disentangled`).
 
     Returns
     -------
@@ -742,6 +894,8 @@ def count_optima(
     _check_options(extractor, method, epsilon, delta, max_subproblems, max_states, max_memory)
     if fixed_permutation and extractor != "disentangled":
         raise InputError("fixed_permutation: applies only to the disentangled extractor")
+    if fallback != "none" and extractor != "disentangled":
+        raise bad_value("fallback", "none unless the extractor is disentangled", fallback)
     if isinstance(knowledge, CountingTask):
         if support is not None or supervised:
             raise InputError("support, supervised: a CountingTask carries its own")
@@ -770,6 +924,7 @@ def count_optima(
             max_states=max_states,
             with_dimacs=with_dimacs,
             max_memory=max_memory,
+            fallback=fallback,
         )
     return count_shared(
         task,

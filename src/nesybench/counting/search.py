@@ -79,6 +79,7 @@ from ..progress import log
 __all__ = [
     "SearchResult",
     "SearchTooLarge",
+    "MemoryTooLarge",
     "disentangled_search",
     "shared_search",
     "shared_by_completion",
@@ -97,6 +98,11 @@ _LOG_EVERY = 50_000  # a progress line about every 5 s
 
 class SearchTooLarge(InputError):
     """The exact search passed its budget of sub-problems (the message says how to lift it)."""
+
+
+class MemoryTooLarge(SearchTooLarge):
+    """The exact count would pass its memory limit (refused before allocating; the message gives
+    the estimate and the option that lifts it)."""
 
 
 @dataclass(frozen=True)
@@ -146,7 +152,7 @@ class _Budget:
         """Charge ``n_bytes`` about to be allocated; refuse past the memory limit."""
         self.held += int(n_bytes)
         if self.memory_limit and self.held > self.memory_limit:
-            raise SearchTooLarge(
+            raise MemoryTooLarge(
                 f"{self.what}: the exact count would hold {_megabytes(self.held)} in memory at "
                 f"{where}, above the limit of {_megabytes(self.memory_limit)}; raise it with "
                 f"{self.memory_option} MB (0 = no limit), or count another extractor family or "

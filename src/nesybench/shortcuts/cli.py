@@ -183,6 +183,14 @@ def _add_count(subparsers) -> None:
         metavar="D",
         help="ApproxMC failure probability (approx method); default 0.2",
     )
+    parser.add_argument(
+        "--fallback",
+        choices=("none", "ganak", "approx"),
+        default="none",
+        help="disentangled, binary: where the exact searches pass their budget, ganak = exact "
+        "projected model count of the CNF encoding (no budget), approx = ApproxMC's estimate "
+        "(--epsilon, --delta); default none (refuse)",
+    )
     _add_budget_arguments(parser)
     add_out(
         parser,
@@ -370,6 +378,7 @@ def count_options(args) -> dict:
         "max_subproblems": args.max_subproblems,
         "max_memory": _memory_bytes(args),
         **({} if args.max_states is None else {"max_states": args.max_states}),
+        **({} if getattr(args, "fallback", "none") == "none" else {"fallback": args.fallback}),
     }
 
 
