@@ -25,7 +25,7 @@ from ..cli_args import (
 )
 from ..errors import InputError
 from ..io import dumps_json
-from ..reasoning.grammar import parse_context, parse_sentence, split_sentences
+from ..reasoning.grammar.reading import parse_context, parse_sentence, split_sentences
 from .checker import FLAGS, check_trace, classify_steps
 from .readers import BadRecord, load_records
 
