@@ -20,7 +20,7 @@ import argparse
 import time
 from pathlib import Path
 
-from nesybench.nli.cli import check_record, read_records
+from nesybench.nli.trace_check import check_record, read_records
 
 ROOT = Path(__file__).resolve().parents[1]
 CANDIDATES = (

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 
 from nesybench.reasoning.chainer import forward_chain
-from nesybench.reasoning.grammar import make_rule
+from nesybench.reasoning.grammar.prontoqa import make_rule
 from nesybench.reasoning.prover import Prover
 from nesybench.reasoning.terms import Atom, Literal, Rule
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from nesybench.nli.checker import check_trace, classify_steps
 from nesybench.nli.prontoqa_eval import CORRUPTIONS, prontoqa_verdict
-from nesybench.reasoning.grammar import parse_context, parse_sentence, split_sentences
+from nesybench.reasoning.grammar.reading import parse_context, parse_sentence, split_sentences
 
 
 def rows(chains: dict, peer: dict):

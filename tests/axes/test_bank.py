@@ -13,7 +13,7 @@ from nesybench.axes.bank import (
     sample_rule,
 )
 from nesybench.reasoning.chainer import forward_chain
-from nesybench.reasoning.grammar import parse_sentence
+from nesybench.reasoning.grammar.reading import parse_sentence
 from nesybench.reasoning.prover import Prover
 from nesybench.reasoning.terms import Atom, Literal, Rule, Theory
 

@@ -27,13 +27,9 @@ from nesybench.axes.grid import (
 from nesybench.axes.lexical import SURFACE_SYNONYMS, rewrite_sentence
 from nesybench.errors import ClaimFailed, InputError
 from nesybench.io import parquet_bytes, read_parquet
-from nesybench.reasoning.grammar import (
-    PROOFWRITER_QUESTIONS,
-    base_pred,
-    is_negated,
-    parse_context,
-    split_sentences,
-)
+from nesybench.reasoning.grammar.proofwriter import PROOFWRITER_QUESTIONS
+from nesybench.reasoning.grammar.reading import parse_context, split_sentences
+from nesybench.reasoning.terms import base_pred, is_negated
 
 REPO = Path(__file__).resolve().parents[2]
 SMALL = GridSpec(
@@ -291,7 +287,7 @@ def test_generate_grid_derives_each_theory_once(monkeypatch):
 def test_grid_readings_are_the_grammars_reading_of_each_sentence(small_grid):
     """The memoised reading (by text, and by the text with synonyms normalised) is the grammar's
     own reading of the sentence with the lexicon cut to it."""
-    from nesybench.reasoning.grammar import parse_sentence
+    from nesybench.reasoning.grammar.reading import parse_sentence
 
     readings = {v: grid_mod.SentenceReader(grid_mod._reading_lexicon(v)) for v in SMALL.vocabulary}
     for q in small_grid[::7]:

@@ -16,7 +16,7 @@ from nesybench.axes.references import (
     soft_features,
 )
 from nesybench.axes.soft_reasoner import local_features
-from nesybench.reasoning.grammar import PROOFWRITER_QUESTIONS
+from nesybench.reasoning.grammar.proofwriter import PROOFWRITER_QUESTIONS
 from nesybench.reasoning.terms import Atom, Literal, Rule, Theory
 
 X = ("X",)
@@ -165,7 +165,8 @@ def test_reference_predictions_answer_each_record_as_it_is_answered_alone(grid_r
 def test_sentence_reader_reads_as_the_grammar_reads_the_whole_text(grid_records):
     from nesybench.axes.grid import SentenceReader, lexicon_for
     from nesybench.axes.lexical import surface_repair_lexicon
-    from nesybench.reasoning.grammar import Lexicon, parse_context, parse_sentence
+    from nesybench.reasoning.grammar.reading import parse_context, parse_sentence
+    from nesybench.reasoning.grammar.sentence import Lexicon
 
     phrase = Lexicon(synonyms={"is a kind of": "is", "sponsored": "funded"})  # not one word
     for lexicon in (surface_lexicon(), surface_repair_lexicon(), phrase):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nesybench.nli.checker import check_trace
-from nesybench.reasoning.grammar import parse_context, parse_sentence
+from nesybench.reasoning.grammar.reading import parse_context, parse_sentence
 
 CONTEXT = (
     "Every wumpus is a rompus. Every wumpus is a yumpus. Every rompus is a brimpus. "

@@ -118,7 +118,7 @@ def test_check_trace_published_dev_all_strict(prontoqa_dev, capsys):
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from nesybench.nli.cli import check_record  # noqa: E402
+from nesybench.nli.trace_check import check_record  # noqa: E402
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=20),

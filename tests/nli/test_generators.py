@@ -7,15 +7,10 @@ import pytest
 from nesybench.nli.folio_lite import generate_corpus as folio_corpus
 from nesybench.nli.prontoqa_lite import ProntoExample, generate_corpus, generate_example
 from nesybench.nli.systems import dual_query_label
-from nesybench.reasoning.grammar import (
-    is_negated,
-    parse_context,
-    parse_sentence,
-    render_fact,
-    render_rule,
-    split_sentences,
-)
+from nesybench.reasoning.grammar.prontoqa import render_fact, render_rule
+from nesybench.reasoning.grammar.reading import parse_context, parse_sentence, split_sentences
 from nesybench.reasoning.prover import prove
+from nesybench.reasoning.terms import is_negated
 
 MIX = {"True": 0.45, "False": 0.22, "Unknown": 0.33}
 
@@ -84,7 +79,7 @@ def test_folio_gold_label_is_the_open_world_semantics(seed):
         assert query.pred == ex.query_pred
         assert dual_query_label(theory, query) == ex.gold_label
         # labels partition: the statement and its negation are never both provable
-        from nesybench.reasoning.grammar import complement
+        from nesybench.reasoning.terms import complement
 
         assert not (
             prove(query, theory.facts, theory.rules)

@@ -29,7 +29,7 @@ from nesybench.nli.prontoqa_eval import (
     records_examples,
     verdict,
 )
-from nesybench.reasoning.grammar import parse_context, parse_sentence
+from nesybench.reasoning.grammar.reading import parse_context, parse_sentence
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "prontoqa"
 DEV = Path(__file__).resolve().parents[3] / "shared" / "external" / "prontoqa-dev.json"

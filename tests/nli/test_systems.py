@@ -13,7 +13,7 @@ from nesybench.nli.systems import (
     majority_label,
     translate_then_prove,
 )
-from nesybench.reasoning.grammar import parse_context, parse_sentence
+from nesybench.reasoning.grammar.reading import parse_context, parse_sentence
 
 CONTEXT = (
     "Every wumpus is a rompus. Every wumpus is a yumpus. Every rompus is a brimpus. "

@@ -11,14 +11,14 @@ import yaml
 from nesybench.axes.bank import VOCABULARY as BANK_WORDS
 from nesybench.nli import folio_lite, prontoqa_lite
 from nesybench.nli.vocabulary import CONCEPTS, NAMES
-from nesybench.reasoning.grammar import (
+from nesybench.reasoning.grammar.prontoqa import (
     RULE_STYLES,
     make_rule,
-    parse_sentence,
     render_fact,
     render_question,
     render_rule,
 )
+from nesybench.reasoning.grammar.reading import parse_sentence
 from nesybench.reasoning.terms import Atom
 
 ROOT = Path(__file__).resolve().parents[2]

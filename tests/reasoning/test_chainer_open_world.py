@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from nesybench.errors import InputError
 from nesybench.reasoning.chainer import forward_chain
-from nesybench.reasoning.grammar import parse_context
+from nesybench.reasoning.grammar.reading import parse_context
 from nesybench.reasoning.terms import Atom, Literal, Rule, open_world_rule
 
 X = ("X",)

@@ -9,20 +9,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nesybench.reasoning.grammar import (
-    Lexicon,
-    complement,
+from nesybench.reasoning.grammar.prontoqa import (
     corrupt_rule,
     make_rule,
-    parse_context,
-    parse_sentence,
     pluralize,
     render_fact,
     render_question,
     render_rule,
     singularize,
 )
-from nesybench.reasoning.terms import Atom
+from nesybench.reasoning.grammar.reading import parse_context, parse_sentence
+from nesybench.reasoning.grammar.sentence import Lexicon
+from nesybench.reasoning.terms import Atom, complement
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 NOUNS = [

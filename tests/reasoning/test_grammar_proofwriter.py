@@ -7,16 +7,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nesybench.reasoning.grammar import (
+from nesybench.reasoning.grammar.proofwriter import (
     PROOFWRITER_QUESTIONS,
     base_form,
-    parse_context,
-    parse_sentence,
     render_proofwriter,
     render_proofwriter_question,
-    split_sentences,
     third_person,
 )
+from nesybench.reasoning.grammar.reading import parse_context, parse_sentence, split_sentences
 from nesybench.reasoning.terms import Atom, Literal, Rule
 
 X = ("X",)

@@ -36,10 +36,10 @@ def test_theory_defaults_and_ok():
     assert not Theory((), (), (("Bad sentence.", "why"),)).ok
 
 
-def test_grammar_theory_is_the_terms_theory():
-    from nesybench.reasoning import grammar
+def test_the_grammar_reads_contexts_into_the_terms_theory():
+    from nesybench.reasoning.grammar.reading import parse_context
 
-    assert grammar.Theory is Theory
+    assert type(parse_context("Max is a wumpus.")) is Theory
 
 
 def test_open_world_rule_reads_negated_conditions_as_explicit_negatives():

@@ -29,7 +29,7 @@ import pandas as pd
 
 from ..errors import InputError, check_claim
 from ..reasoning.chainer import forward_chain
-from ..reasoning.grammar import render_question
+from ..reasoning.grammar.prontoqa import render_question
 from ..reasoning.prover import Prover
 from ..reasoning.terms import Atom, Literal, Rule, Theory
 from ..seeds import child_rng

@@ -70,14 +70,9 @@ import pandas as pd
 from ..errors import InputError, check_claim
 from ..progress import progress
 from ..reasoning.chainer import forward_chain
-from ..reasoning.grammar import (
-    Lexicon,
-    parse_context,
-    parse_sentence,
-    render_proofwriter,
-    render_proofwriter_question,
-    split_sentences,
-)
+from ..reasoning.grammar.proofwriter import render_proofwriter, render_proofwriter_question
+from ..reasoning.grammar.reading import parse_context, parse_sentence, split_sentences
+from ..reasoning.grammar.sentence import Lexicon
 from ..reasoning.prover import Proof, Prover
 from ..reasoning.terms import (
     Atom,
@@ -565,7 +560,7 @@ class SentenceReader:
         return Lexicon(synonyms={w: synonyms[w] for w in words if w in synonyms})
 
     def read(self, sentence: object):
-        """The sentence's :class:`~nesybench.reasoning.grammar.ParseResult`."""
+        """The sentence's :class:`~nesybench.reasoning.grammar.sentence.ParseResult`."""
         if not isinstance(sentence, str):
             return parse_sentence(sentence, dialect="proofwriter")
         reading = self._by_text.get(sentence)
@@ -584,8 +579,9 @@ class SentenceReader:
         return reading
 
     def context(self, text: object) -> Theory:
-        """Every sentence of a context read (:func:`~nesybench.reasoning.grammar.parse_context`:
-        questions and unreadable sentences are failures)."""
+        """Every sentence of a context read
+        (:func:`~nesybench.reasoning.grammar.reading.parse_context`: questions and unreadable
+        sentences are failures)."""
         return parse_context(text, dialect="proofwriter", read=self.read)
 
 

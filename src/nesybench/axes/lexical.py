@@ -21,9 +21,10 @@ from collections.abc import Mapping
 import pandas as pd
 
 from ..errors import InputError
-from ..reasoning.grammar import Lexicon, base_pred, is_negated, parse_sentence
+from ..reasoning.grammar.reading import parse_sentence
+from ..reasoning.grammar.sentence import Lexicon
 from ..reasoning.prover import Prover
-from ..reasoning.terms import Atom, Theory
+from ..reasoning.terms import Atom, Theory, base_pred, is_negated
 from ..seeds import child_rng
 from .bank import LAYERS, VOCABULARY
 

@@ -36,7 +36,7 @@ import numpy as np
 from ..errors import InputError
 from ..progress import progress
 from ..reasoning.chainer import forward_chain
-from ..reasoning.grammar import Lexicon
+from ..reasoning.grammar.sentence import Lexicon
 from ..reasoning.prover import Prover
 from ..reasoning.terms import Atom, Theory, base_pred, complement, is_negated, open_world_rule
 from .bank import VOCABULARY

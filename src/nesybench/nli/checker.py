@@ -37,9 +37,9 @@ from dataclasses import asdict, dataclass
 
 from ..errors import InputError
 from ..reasoning.chainer import query
-from ..reasoning.grammar import Theory, complement, parse_sentence
+from ..reasoning.grammar.reading import parse_sentence
 from ..reasoning.prover import unify
-from ..reasoning.terms import Atom, Literal, Rule, substitute
+from ..reasoning.terms import Atom, Literal, Rule, Theory, complement, substitute
 
 FLAGS = ("parsed", "valid", "linear", "connects", "strict")
 
@@ -152,7 +152,7 @@ def check_trace(
     Parameters
     ----------
     trace : sentences (fact-only, or facts interleaved with the cited rules).
-    theory : the parsed context (:func:`~nesybench.reasoning.grammar.parse_context`).
+    theory : the parsed context (:func:`~nesybench.reasoning.grammar.reading.parse_context`).
     question : the atom asked about (``not_p(a)`` for "Is a not p?").
     dialect : ``"prontoqa"`` or ``"proofwriter"`` (the grammar the trace is written in).
 
@@ -187,7 +187,7 @@ def check_trace(
         if not reason:
             reason = why
 
-    from ..reasoning.grammar import STEP_LEXICON, split_step
+    from ..reasoning.grammar.prontoqa import STEP_LEXICON, split_step
 
     for k, line in enumerate(expand_steps(trace), 1):
         parts = split_step(line)
@@ -308,9 +308,9 @@ def classify_steps(trace: list[str], theory: Theory, question: Atom) -> BroadVer
     """PrOntoQA's step classes for a chain of thought (``prontoqa`` grammar).
 
     Each step is split into the sentences it states
-    (:func:`~nesybench.reasoning.grammar.split_step`: "Therefore, ...",
+    (:func:`~nesybench.reasoning.grammar.prontoqa.split_step`: "Therefore, ...",
     "So ...", "Since A, B.", conjunctions) and read with
-    :data:`~nesybench.reasoning.grammar.STEP_LEXICON` ("All Xes are Ys."):
+    :data:`~nesybench.reasoning.grammar.prontoqa.STEP_LEXICON` ("All Xes are Ys."):
 
     * **strict** -- one sentence that is a context sentence, or a fact that
       follows by one context rule from a fact already established;
@@ -326,14 +326,14 @@ def classify_steps(trace: list[str], theory: Theory, question: Atom) -> BroadVer
     under the context rules: a fact ``f`` is strict iff ``f in E`` or some rule
     ``h :- b`` has ``h = f`` and ``b in E``; a skip iff ``f in C(E)`` otherwise.
 
-    >>> from nesybench.reasoning.grammar import parse_context, parse_sentence
+    >>> from nesybench.reasoning.grammar.reading import parse_context, parse_sentence
     >>> th = parse_context("Every wumpus is a yumpus. Every yumpus is a dumpus. Max is a wumpus.")
     >>> q = parse_sentence("True or false: Max is a dumpus.").atom
     >>> v = classify_steps(["Max is a dumpus."], th, q)
     >>> v.classes, v.broad
     (('skip',), True)
     """
-    from ..reasoning.grammar import STEP_LEXICON, split_step
+    from ..reasoning.grammar.prontoqa import STEP_LEXICON, split_step
 
     given = set(theory.facts)
     axioms = set(theory.rules)
@@ -401,7 +401,7 @@ def expand_steps(trace: list[str]) -> list[str]:
     established, PrOntoQA's conjunction introduction; a conjunction of new
     facts is a non-atomic step and not strictly valid).
     """
-    from ..reasoning.grammar import split_step
+    from ..reasoning.grammar.prontoqa import split_step
 
     out: list[str] = []
     for line in trace:

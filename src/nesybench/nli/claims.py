@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import check_claim
-from ..reasoning.grammar import parse_context, parse_sentence, split_sentences
+from ..reasoning.grammar.reading import parse_context, parse_sentence, split_sentences
 from ..sweep import SeedClaim
 from .checker import check_trace
 from .folio_lite import LABEL_ORDER, FolioExample

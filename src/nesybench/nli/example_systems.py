@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ..io import atomic_write_text
 from ..reasoning.chainer import forward_chain
-from ..reasoning.grammar import parse_context, parse_sentence
+from ..reasoning.grammar.reading import parse_context, parse_sentence
 from ..reasoning.terms import complement, is_negated
 from .readers import Benchmark, read_benchmark
 from .systems import greedy_reason

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..reasoning.grammar import RULE_STYLES, make_rule, render_fact, render_rule
+from ..reasoning.grammar.prontoqa import RULE_STYLES, make_rule, render_fact, render_rule
 from ..reasoning.terms import Atom
 from ..seeds import child_rng
 from .vocabulary import CONCEPTS, NAMES

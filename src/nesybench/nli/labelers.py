@@ -25,14 +25,10 @@ from dataclasses import dataclass, field
 from ..errors import InputError
 from ..reasoning.chainer import Closure, forward_chain
 from ..reasoning.fol import FolSyntaxError, dual_query, parse_formula
-from ..reasoning.grammar import (
-    base_pred,
-    parse_context,
-    parse_sentence,
-    render_fact,
-    render_proofwriter,
-)
-from ..reasoning.terms import Atom, Theory, complement
+from ..reasoning.grammar.prontoqa import render_fact
+from ..reasoning.grammar.proofwriter import render_proofwriter
+from ..reasoning.grammar.reading import parse_context, parse_sentence
+from ..reasoning.terms import Atom, Theory, base_pred, complement
 from .readers import Benchmark, Question
 
 LABELED = ("prontoqa", "proofwriter", "folio")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..reasoning.grammar import parse_context, parse_sentence
+from ..reasoning.grammar.reading import parse_context, parse_sentence
 from .program_tables import (
     cause_table,
     depth_table,

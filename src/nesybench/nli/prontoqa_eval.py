@@ -70,18 +70,15 @@ import re
 from dataclasses import dataclass
 
 from ..errors import InputError
-from ..reasoning.grammar import (
+from ..reasoning.grammar.prontoqa import (
     STEP_LEXICON,
-    Theory,
-    complement,
     make_rule,
-    parse_context,
-    parse_sentence,
     render_fact,
     render_rule,
     split_step,
 )
-from ..reasoning.terms import Atom, Rule, base_pred
+from ..reasoning.grammar.reading import parse_context, parse_sentence
+from ..reasoning.terms import Atom, Rule, Theory, base_pred, complement
 from ..seeds import child_rng
 from .checker import _closure_of, check_trace, classify_steps
 from .vocabulary import CONCEPTS

@@ -11,7 +11,7 @@ One example with ``h`` hops over a name ``a``::
 The two rules of hop ``i`` are listed next to each other in a seeded order
 (``gold_first[i]``), hops in chain order, the axiom last.  With probability
 ``corrupt_prob`` one rule sentence is replaced by its out-of-grammar paraphrase
-(:func:`~nesybench.reasoning.grammar.corrupt_rule`); the symbolic rules are kept
+(:func:`~nesybench.reasoning.grammar.prontoqa.corrupt_rule`); the symbolic rules are kept
 as ``gold_rules`` (what the greedy system reads directly).
 """
 
@@ -20,7 +20,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import InputError
-from ..reasoning.grammar import corrupt_rule, make_rule, render_fact, render_question, render_rule
+from ..reasoning.grammar.prontoqa import (
+    corrupt_rule,
+    make_rule,
+    render_fact,
+    render_question,
+    render_rule,
+)
 from ..reasoning.terms import Atom
 from ..seeds import child_rng
 from .vocabulary import CONCEPTS, NAMES

@@ -48,7 +48,7 @@ from ..metrics.mixture import mix_range
 from ..metrics.stats import wilson_interval
 from ..predictions import NotALabel, PredictionSet, items_of, quote, rate
 from ..predictions import read_predictions as read_under_policy
-from ..reasoning.grammar import parse_context, parse_sentence, split_sentences
+from ..reasoning.grammar.reading import parse_context, parse_sentence, split_sentences
 from .checker import check_trace
 from .labelers import label_questions, summarize_labelings
 from .readers import LABELS, BadRecord, Benchmark, normalize_label

@@ -16,7 +16,9 @@ from __future__ import annotations
 import pandas as pd
 
 from ..progress import progress
-from ..reasoning.grammar import Theory, parse_context, parse_sentence, render_fact
+from ..reasoning.grammar.prontoqa import render_fact
+from ..reasoning.grammar.reading import parse_context, parse_sentence
+from ..reasoning.terms import Theory
 from .checker import FLAGS, check_trace
 from .folio_lite import LABEL_ORDER
 from .prontoqa_lite import ProntoExample

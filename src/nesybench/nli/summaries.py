@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from ..errors import InputError
-from ..reasoning.grammar import split_sentences
+from ..reasoning.grammar.reading import split_sentences
 from ..sweep import Metric, seed_statistics
 from .checker import FLAGS
 from .folio_lite import LABEL_ORDER, FolioExample

@@ -26,17 +26,10 @@ from dataclasses import dataclass
 
 from ..errors import InputError
 from ..reasoning.chainer import forward_chain
-from ..reasoning.grammar import (
-    Theory,
-    base_pred,
-    complement,
-    is_negated,
-    parse_context,
-    parse_sentence,
-    render_fact,
-)
+from ..reasoning.grammar.prontoqa import render_fact
+from ..reasoning.grammar.reading import parse_context, parse_sentence
 from ..reasoning.prover import Prover
-from ..reasoning.terms import Atom, Rule
+from ..reasoning.terms import Atom, Rule, Theory, base_pred, complement, is_negated
 
 LABELS = ("True", "False", "Unknown")
 

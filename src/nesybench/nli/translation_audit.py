@@ -1,7 +1,7 @@
 """The translation audit: how far an LLM's logic program is from the question's own theory.
 
 The question's English (context and question) goes through the one grammar
-(:func:`~nesybench.reasoning.grammar.parse_context`, ``proofwriter`` dialect for
+(:func:`~nesybench.reasoning.grammar.reading.parse_context`, ``proofwriter`` dialect for
 ProofWriter, ``prontoqa`` for PrOntoQA) into the *reference theory*; the LLM's
 program is read leniently (every statement that parses, see
 :func:`program_items`) and aligned to the reference vocabulary.
@@ -38,7 +38,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..reasoning.grammar import parse_context, parse_sentence, pluralize, singularize, third_person
+from ..reasoning.grammar.prontoqa import pluralize, singularize
+from ..reasoning.grammar.proofwriter import third_person
+from ..reasoning.grammar.reading import parse_context, parse_sentence
 from ..reasoning.terms import Atom, Theory, base_pred, complement
 from .programs import ProgramError, ProgramRecord, parse_atom, split_sections
 
