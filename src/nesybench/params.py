@@ -5,11 +5,23 @@ The schema is ``workflow/schemas/params.schema.yaml`` (JSON Schema draft
 (``<instrument>.schema.yaml``) and is pulled in by ``$ref``.  A violation becomes
 one :class:`~nesybench.errors.InputError` line naming the key, the value and the
 allowed range, e.g. ``params.yaml: shortcuts.support_frac must be <= 1, got 1.5``.
+
+What the schema cannot state (one key against another: a task named in one list must be
+defined in another, levels increasing, two fractions keeping distinct supports) each
+instrument states once, in ``nesybench/<instrument>/params_checks.py``::
+
+    def check_params(section: Mapping) -> None: ...
+
+:func:`load_params` runs the schema and then every instrument's ``check_params``, so
+Snakemake (the Snakefile), ``dvc repro`` (``stages/validate.py`` and every stage),
+``dvc exp run -S`` and the DVC export all refuse a bad value before any job starts.
+Jobs never re-check params (tests/architecture/test_params_checks.py keeps it so).
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import math
 from pathlib import Path
@@ -20,6 +32,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012 as _DRAFT
 
+from . import INSTRUMENT_MODULES
 from .errors import InputError
 
 SCHEMA_DIR = Path("workflow") / "schemas"
@@ -343,7 +356,25 @@ def validate_params(params: Any, *, schema_dir: Path, source: str = "params.yaml
     _check_references(params, schema_dir, source)
     _check_files(params, schema_dir, source)
     _check_knob_levels(params, validator, source)
+    check_sections(params, source=source)
     return params
+
+
+def check_sections(params: dict, *, source: str = "params.yaml") -> None:
+    """Every instrument's ``check_params(section)``: the cross-key checks of its section.
+
+    They run on a params tree the schema has accepted and write their messages as
+    ``params.yaml: <instrument>.<key> must ...``; the file's own name replaces the prefix.
+    """
+    for instrument, modules in INSTRUMENT_MODULES.items():
+        if instrument not in params:
+            continue
+        checks = importlib.import_module(modules["params_checks"])
+        try:
+            checks.check_params(params[instrument])
+        except InputError as exc:
+            message = str(exc).removeprefix("params.yaml: ")
+            raise InputError(f"{source}: {message}") from None
 
 
 def _check_knob_levels(params: dict, validator: Draft202012Validator, source: str) -> None:

@@ -123,16 +123,6 @@ def test_stages_are_byte_identical_across_runs(tmp_path):
         assert (first / rel).read_bytes() == (second / rel).read_bytes(), rel
 
 
-def test_count_stage_rejects_fractions_keeping_the_same_states(tmp_path):
-    with pytest.raises(InputError, match="support_fracs 0.5 and 0.45 keep the same 2 of 4 states"):
-        run_stages(
-            tmp_path,
-            shortcuts_params(
-                support_fracs=[1.0, 0.5, 0.45], tasks={"xor2": {"knowledge": "xor", "k": 2}}
-            ),
-        )
-
-
 def test_count_stage_claim_fails_when_growth_breaks(tmp_path, monkeypatch):
     from nesybench.shortcuts import count_tables
 
