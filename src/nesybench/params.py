@@ -20,6 +20,7 @@ Jobs never re-check params (tests/architecture/test_params_checks.py keeps it so
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import json
@@ -37,6 +38,9 @@ from .errors import InputError
 
 SCHEMA_DIR = Path("workflow") / "schemas"
 MAIN_SCHEMA = "params.schema.yaml"
+#: the schemas of the checkout this package is installed from (editable: ``make setup``), read
+#: by a library function checking a value that does not come through a params file
+PACKAGE_SCHEMA_DIR = Path(__file__).resolve().parents[2] / SCHEMA_DIR
 
 
 #: how many nodes aliases may add to a YAML document beyond the nodes written in it
@@ -227,6 +231,33 @@ def _describe(error) -> str:
     description = error.schema.get("description")
     hint = f" ({description})" if description else ""
     return f"{path}: {error.message}{hint}"
+
+
+@functools.cache
+def schema_fragment(file: str, pointer: str) -> dict:
+    """The sub-schema at the JSON pointer ``pointer`` of ``workflow/schemas/<file>`` (no
+    ``$ref`` resolved): the one statement of a range, for a value that reaches a library
+    function without going through a params file (e.g. a ``GridSpec`` built in code).
+
+    >>> schema_fragment("axes.schema.yaml", "/properties/grid/properties/depth_cap")["maximum"]
+    19
+    """
+    node = _load_yaml(PACKAGE_SCHEMA_DIR / file, "schema")
+    for part in pointer.strip("/").split("/"):
+        node = node[part]
+    return node
+
+
+def schema_problem(value: Any, fragment: dict) -> str | None:
+    """The first way ``value`` breaks the schema ``fragment``, as :func:`validate_params` words
+    it (``depth.0 must be <= 20, got 25``), or None."""
+    errors = sorted(
+        Draft202012Validator(fragment).iter_errors(value),
+        key=lambda e: (list(map(str, e.absolute_path)), e.validator),
+    )
+    if not errors:
+        return None
+    return _describe(max(errors, key=lambda e: len(e.absolute_path)))  # the deepest: exact key
 
 
 def _non_finite(value: Any, path: str = "") -> tuple[str, float] | None:
