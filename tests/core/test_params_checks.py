@@ -117,6 +117,10 @@ CASES = [
         _set("shortcuts.models.task", "xor9"),
         "shortcuts.models.task must name a key of shortcuts.tasks",
     ),
+    (
+        _set("shortcuts.incidence.tasks", ["xor2", "cnf9"]),
+        "shortcuts.incidence.tasks[1] must name a key of shortcuts.tasks",
+    ),
 ]
 
 

@@ -188,7 +188,8 @@ def test_schema_rejects_bad_params_with_one_line(tmp_path, path, value, message)
 
 
 def test_count_stage_bad_task_knowledge_is_user_error(tmp_path):
-    with pytest.raises(InputError, match="shortcuts.tasks.bad: knowledge: variable x4"):
+    # refused at load time, naming the key: tests/core/test_params_checks.py
+    with pytest.raises(InputError, match="knowledge: variable x4"):
         run_stages(
             tmp_path,
             shortcuts_params(

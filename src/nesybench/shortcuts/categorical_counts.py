@@ -270,7 +270,7 @@ def _reduced_check(name: str, spec: dict, support_name: str, rule, families) -> 
     if not isinstance(rule, str) or rule == "rsbench_evenodd":
         return []
     reduced = {**spec, "domains": [min(d, REDUCED_DIGITS) for d in spec["domains"]]}
-    task = _task(name, reduced, support_name, rule)
+    task = _task(reduced, rule)
     for family in families:
         if family == "shared" and len(set(task.domains)) != 1:
             continue

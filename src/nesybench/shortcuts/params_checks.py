@@ -26,8 +26,10 @@ def check_params(section: Mapping) -> None:
     """Raise one ``InputError`` line for the first cross-key problem of ``section``."""
     _check_tasks(section)
     _check_support_fracs(section)
-    _check_categorical(section["categorical"])
-    _check_rsbench(section["rsbench"])
+    if "categorical" in section:  # optional sections (the schema does not require them)
+        _check_categorical(section["categorical"])
+    if "rsbench" in section:
+        _check_rsbench(section["rsbench"])
     _check_mitigations(section["digits"])
 
 
