@@ -386,8 +386,8 @@ def validate_params(params: Any, *, schema_dir: Path, source: str = "params.yaml
         raise InputError(f"{source}: {_describe(error)}")
     _check_references(params, schema_dir, source)
     _check_files(params, schema_dir, source)
-    _check_knob_levels(params, validator, source)
     check_sections(params, source=source)
+    _check_knob_levels(params, validator, source)
     return params
 
 
@@ -397,20 +397,28 @@ def check_sections(params: dict, *, source: str = "params.yaml") -> None:
     They run on a params tree the schema has accepted and write their messages as
     ``params.yaml: <instrument>.<key> must ...``; the file's own name replaces the prefix.
     """
-    for instrument, modules in INSTRUMENT_MODULES.items():
-        if instrument not in params:
-            continue
-        checks = importlib.import_module(modules["params_checks"])
-        try:
-            checks.check_params(params[instrument])
-        except InputError as exc:
-            message = str(exc).removeprefix("params.yaml: ")
-            raise InputError(f"{source}: {message}") from None
+    for instrument in INSTRUMENT_MODULES:
+        if instrument in params:
+            problem = _cross_key_problem(instrument, params[instrument])
+            if problem:
+                raise InputError(f"{source}: {problem}")
+
+
+def _cross_key_problem(instrument: str, section: Any) -> str | None:
+    """The message of the instrument's ``check_params`` on ``section`` (its ``params.yaml:``
+    prefix dropped), or None."""
+    checks = importlib.import_module(INSTRUMENT_MODULES[instrument]["params_checks"])
+    try:
+        checks.check_params(section)
+    except InputError as exc:
+        return str(exc).removeprefix("params.yaml: ")
+    return None
 
 
 def _check_knob_levels(params: dict, validator: Draft202012Validator, source: str) -> None:
     """Every ``<instrument>.knobs`` path names a scalar of its section, and every declared
-    level is a value the schema accepts there (checked by validating params with it set)."""
+    level is a value the schema and the instrument's ``check_params`` accept there (checked on
+    params with it set: a variant job runs on exactly those)."""
     import copy
 
     for instrument, section in params.items():
@@ -435,6 +443,13 @@ def _check_knob_levels(params: dict, validator: Draft202012Validator, source: st
                     raise InputError(
                         f"{source}: {instrument}.knobs.{path}.levels[{i}]: {_describe(error)}"
                     )
+                problem = (
+                    _cross_key_problem(instrument, trial[instrument])
+                    if instrument in INSTRUMENT_MODULES
+                    else None
+                )
+                if problem:
+                    raise InputError(f"{source}: {instrument}.knobs.{path}.levels[{i}]: {problem}")
 
 
 def load_params(path: str | Path = "params.yaml") -> dict:

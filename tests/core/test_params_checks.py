@@ -178,3 +178,22 @@ def test_every_claim_a_sweep_judges_is_required_by_the_schema():
         for attribute in attributes:
             names = {c.name for c in getattr(module, attribute)}
             assert names <= required, (name, sorted(names - required))
+
+
+def test_a_knob_level_goes_through_the_instrument_check_too(root, monkeypatch):
+    """A variant job runs on params with its level set: load_params checks those as well."""
+    from nesybench.calibration import params_checks
+    from nesybench.errors import bad_value
+
+    def refuse_label_heldout(section):
+        if section["stratify"] == "label_heldout":
+            raise bad_value("calibration.stratify", "label", "label_heldout", where="params.yaml")
+
+    monkeypatch.setattr(params_checks, "check_params", refuse_label_heldout)
+    path = _write(root, lambda p: None)
+    with pytest.raises(InputError) as exc:
+        load_params(path)
+    assert str(exc.value) == (
+        f"{path}: calibration.knobs.stratify.levels[0]: calibration.stratify must be label, "
+        "got 'label_heldout'"
+    )

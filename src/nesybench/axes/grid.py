@@ -211,12 +211,12 @@ def _balance_unit(negation: str) -> int:
     return len(labels_of(negation)) * (2 if negation == "negated" else 1)
 
 
-def _plain(value: object) -> object:
+def _schema_value(value: object) -> object:
     """A numpy scalar as the Python number the schema checks (a tuple as a list)."""
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, (tuple, list)):
-        return [_plain(v) for v in value]
+        return [_schema_value(v) for v in value]
     return value
 
 
@@ -247,7 +247,7 @@ def level_problem(axis: str, value: object) -> str | None:
     ``axes-score`` the cells of a grid file with this.
     """
     items = _grid_schema()["properties"]["levels"]["properties"][axis]["items"]
-    if isinstance(value, bool) or schema_problem(_plain(value), items) is not None:
+    if isinstance(value, bool) or schema_problem(_schema_value(value), items) is not None:
         return _form(items)
     return None
 
@@ -257,8 +257,8 @@ def _check_spec(spec: GridSpec) -> None:
     (one message each, naming the key)."""
     problem = schema_problem(
         {
-            "levels": {axis: _plain(getattr(spec, axis)) for axis in AXES},
-            "per_cell": _plain(spec.per_cell),
+            "levels": {axis: _schema_value(getattr(spec, axis)) for axis in AXES},
+            "per_cell": _schema_value(spec.per_cell),
         },
         _grid_schema(),
     )

@@ -122,7 +122,7 @@ def frac_key(frac: float) -> str:
     return f"{frac:g}".replace(".", "p")
 
 
-def check_distinct_sizes(name: str, k: int, fracs: list[float], supports: dict) -> None:
+def check_generated_supports(name: str, fracs: list[float], supports: dict) -> None:
     """Every fraction's support was generated (that two fractions keep distinct numbers of
     states, so no two rows are identical, is checked at load time by
     :mod:`nesybench.shortcuts.params_checks`)."""
@@ -152,7 +152,7 @@ def count_table(p: dict, supports: dict, tasks: dict) -> tuple[pd.DataFrame, pd.
         spec, k = tasks[name]
         knowledge = make_knowledge(spec, k)
         fracs = sorted(p["support_fracs"], reverse=True)
-        check_distinct_sizes(name, k, fracs, supports)
+        check_generated_supports(name, fracs, supports)
         for extractor in opts["extractors"]:
             previous = None
             for frac in fracs:
