@@ -246,8 +246,21 @@ def level_problem(axis: str, value: object) -> str | None:
     ``workflow/schemas/axes.schema.yaml``): :class:`GridSpec` checks a grid against it, and
     ``axes-score`` the cells of a grid file with this.
     """
-    items = _grid_schema()["properties"]["levels"]["properties"][axis]["items"]
-    if isinstance(value, bool) or schema_problem(_schema_value(value), items) is not None:
+    value = _schema_value(value)
+    if isinstance(value, (list, dict)):  # a level is one scalar
+        return _form(_level_schema(axis))
+    return _level_problem(axis, type(value), value)  # the type keeps 1, 1.0 and True apart
+
+
+def _level_schema(axis: str) -> dict:
+    return _grid_schema()["properties"]["levels"]["properties"][axis]["items"]
+
+
+@cache
+def _level_problem(axis: str, kind: type, value: object) -> str | None:
+    """:func:`level_problem`, once per distinct level (a grid file repeats a few levels)."""
+    items = _level_schema(axis)
+    if kind is bool or schema_problem(value, items) is not None:
         return _form(items)
     return None
 
