@@ -16,6 +16,8 @@ INSTRUMENT_MODULES = {
         "artifacts": f"nesybench.{name}.artifacts",
         "pipeline": f"nesybench.{name}.pipeline",
         "report": f"nesybench.{name}.report",
+        # check_params(section): the section's cross-key checks, run by load_params
+        "params_checks": f"nesybench.{name}.params_checks",
     }
     for name in INSTRUMENTS
 }

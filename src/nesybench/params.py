@@ -5,11 +5,24 @@ The schema is ``workflow/schemas/params.schema.yaml`` (JSON Schema draft
 (``<instrument>.schema.yaml``) and is pulled in by ``$ref``.  A violation becomes
 one :class:`~nesybench.errors.InputError` line naming the key, the value and the
 allowed range, e.g. ``params.yaml: shortcuts.support_frac must be <= 1, got 1.5``.
+
+What the schema cannot state (one key against another: a task named in one list must be
+defined in another, levels increasing, two fractions keeping distinct supports) each
+instrument states once, in ``nesybench/<instrument>/params_checks.py``::
+
+    def check_params(section: Mapping) -> None: ...
+
+:func:`load_params` runs the schema and then every instrument's ``check_params``, so
+Snakemake (the Snakefile), ``dvc repro`` (``stages/validate.py`` and every stage),
+``dvc exp run -S`` and the DVC export all refuse a bad value before any job starts.
+Jobs never re-check params (tests/architecture/test_params_checks.py keeps it so).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import importlib
 import json
 import math
 from pathlib import Path
@@ -20,10 +33,14 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012 as _DRAFT
 
+from . import INSTRUMENT_MODULES
 from .errors import InputError
 
 SCHEMA_DIR = Path("workflow") / "schemas"
 MAIN_SCHEMA = "params.schema.yaml"
+#: the schemas of the checkout this package is installed from (editable: ``make setup``), read
+#: by a library function checking a value that does not come through a params file
+PACKAGE_SCHEMA_DIR = Path(__file__).resolve().parents[2] / SCHEMA_DIR
 
 
 #: how many nodes aliases may add to a YAML document beyond the nodes written in it
@@ -216,6 +233,33 @@ def _describe(error) -> str:
     return f"{path}: {error.message}{hint}"
 
 
+@functools.cache
+def schema_fragment(file: str, pointer: str) -> dict:
+    """The sub-schema at the JSON pointer ``pointer`` of ``workflow/schemas/<file>`` (no
+    ``$ref`` resolved): the one statement of a range, for a value that reaches a library
+    function without going through a params file (e.g. a ``GridSpec`` built in code).
+
+    >>> schema_fragment("axes.schema.yaml", "/properties/grid/properties/depth_cap")["maximum"]
+    19
+    """
+    node = _load_yaml(PACKAGE_SCHEMA_DIR / file, "schema")
+    for part in pointer.strip("/").split("/"):
+        node = node[part]
+    return node
+
+
+def schema_problem(value: Any, fragment: dict) -> str | None:
+    """The first way ``value`` breaks the schema ``fragment``, as :func:`validate_params` words
+    it (``depth.0 must be <= 20, got 25``), or None."""
+    errors = sorted(
+        Draft202012Validator(fragment).iter_errors(value),
+        key=lambda e: (list(map(str, e.absolute_path)), e.validator),
+    )
+    if not errors:
+        return None
+    return _describe(max(errors, key=lambda e: len(e.absolute_path)))  # the deepest: exact key
+
+
 def _non_finite(value: Any, path: str = "") -> tuple[str, float] | None:
     """The first NaN or infinite number in a params tree, with its dotted path."""
     if isinstance(value, float) and not math.isfinite(value):
@@ -342,13 +386,39 @@ def validate_params(params: Any, *, schema_dir: Path, source: str = "params.yaml
         raise InputError(f"{source}: {_describe(error)}")
     _check_references(params, schema_dir, source)
     _check_files(params, schema_dir, source)
+    check_sections(params, source=source)
     _check_knob_levels(params, validator, source)
     return params
 
 
+def check_sections(params: dict, *, source: str = "params.yaml") -> None:
+    """Every instrument's ``check_params(section)``: the cross-key checks of its section.
+
+    They run on a params tree the schema has accepted and write their messages as
+    ``params.yaml: <instrument>.<key> must ...``; the file's own name replaces the prefix.
+    """
+    for instrument in INSTRUMENT_MODULES:
+        if instrument in params:
+            problem = _cross_key_problem(instrument, params[instrument])
+            if problem:
+                raise InputError(f"{source}: {problem}")
+
+
+def _cross_key_problem(instrument: str, section: Any) -> str | None:
+    """The message of the instrument's ``check_params`` on ``section`` (its ``params.yaml:``
+    prefix dropped), or None."""
+    checks = importlib.import_module(INSTRUMENT_MODULES[instrument]["params_checks"])
+    try:
+        checks.check_params(section)
+    except InputError as exc:
+        return str(exc).removeprefix("params.yaml: ")
+    return None
+
+
 def _check_knob_levels(params: dict, validator: Draft202012Validator, source: str) -> None:
     """Every ``<instrument>.knobs`` path names a scalar of its section, and every declared
-    level is a value the schema accepts there (checked by validating params with it set)."""
+    level is a value the schema and the instrument's ``check_params`` accept there (checked on
+    params with it set: a variant job runs on exactly those)."""
     import copy
 
     for instrument, section in params.items():
@@ -373,6 +443,13 @@ def _check_knob_levels(params: dict, validator: Draft202012Validator, source: st
                     raise InputError(
                         f"{source}: {instrument}.knobs.{path}.levels[{i}]: {_describe(error)}"
                     )
+                problem = (
+                    _cross_key_problem(instrument, trial[instrument])
+                    if instrument in INSTRUMENT_MODULES
+                    else None
+                )
+                if problem:
+                    raise InputError(f"{source}: {instrument}.knobs.{path}.levels[{i}]: {problem}")
 
 
 def load_params(path: str | Path = "params.yaml") -> dict:

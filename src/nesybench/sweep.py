@@ -148,8 +148,11 @@ def claim_table(
     _check_summary(summary, [c.name for c in claims])
     rows = []
     for order, c in enumerate(claims):
-        if c.name not in thresholds:
-            raise InputError(f"params.yaml: claims.{c.name} is missing (min_rate, enforce)")
+        if c.name not in thresholds:  # params.yaml always has it: the schema requires each claim
+            raise InputError(
+                f"claim_table: thresholds must hold every claim's entry (min_rate, enforce), "
+                f"got none for {c.name!r}"
+            )
         spec = thresholds[c.name]
         holds = summary[c.name].astype(bool).to_numpy()
         k, n = int(holds.sum()), len(holds)

@@ -42,6 +42,7 @@ def _params(edit) -> dict[str, str]:
 
 def _tiny(axes):
     axes["grid"]["levels"].update(depth=[0, 1], distractors=[0], vocabulary=[8], synonyms=[0.0])
+    axes["grid"]["depth_cap"] = 0  # a params file is checked whole: a depth lies beyond the cap
 
 
 def _set(path, value):

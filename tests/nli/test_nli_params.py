@@ -62,7 +62,7 @@ def test_stage_with_bad_params_exits_2_and_writes_nothing(tmp_path, params, caps
     argv = ["nli", "seed", "--params", str(tmp_path / "params.yaml"), "--arg", "seed=0"]
     assert run_stage("generate", argv) == 2
     err = capsys.readouterr().err
-    assert "error: params.yaml: nli.folio.label_mix must sum to 1, got 1.2" in err
+    assert "params.yaml: nli.folio.label_mix must be probabilities summing to 1, got 1.2\n" in err
     assert not (tmp_path / "data").exists()
 
 
@@ -73,4 +73,4 @@ def test_worked_example_hops_not_in_corpus_is_a_user_error(tmp_path, params, cap
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(bad))
     argv = ["nli", "seed", "--params", str(tmp_path / "params.yaml"), "--arg", "seed=0"]
     assert run_stage("generate", argv) == 2
-    assert "nli.worked_example_hops must be one of prontoqa.hops" in capsys.readouterr().err
+    assert "nli.worked_example_hops must be one of nli.prontoqa.hops" in capsys.readouterr().err

@@ -309,15 +309,6 @@ def test_a_seed_without_a_worked_example_writes_empty_tables(tmp_path):
     assert read_parquet(worked).empty and parquet_metadata(worked)["example_id"] == ""
 
 
-def test_label_mix_must_sum_to_one(tmp_path):
-    fl = {**_params()["nli"]["folio"]}
-    fl["label_mix"] = {"p_true": 0.5, "p_false": 0.5, "p_unknown": 0.5}
-    params = _params(folio=fl)
-    with pytest.raises(InputError, match="nli.folio.label_mix must sum to 1"):
-        run_job("nli", "generate", "seed", params=params, root=tmp_path, args={"seed": "0"})
-    assert not (tmp_path / "data").exists()  # nothing half-written
-
-
 # ---------------------------------------------------------------- benchmarks
 def test_benchmark_job_on_the_vendored_files(root):
     agreement = read_parquet(root / AGG / "agreement.parquet").set_index("benchmark")

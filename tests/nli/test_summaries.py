@@ -13,7 +13,6 @@ from nesybench.nli.scoring import folio_per_label, score_folio, score_prontoqa
 from nesybench.nli.summaries import (
     DIST_COLUMNS,
     SEED_METRICS,
-    check_params,
     corpora,
     depth_mix_table,
     label_mix_table,
@@ -94,15 +93,6 @@ def test_corpora_are_a_function_of_the_seed(params):
     assert [e.context for e in a[1]] == [e.context for e in b[1]]
     c = corpora(params, seed=5)
     assert [e.context for e in a[0]] != [e.context for e in c[0]]
-
-
-def test_check_params_names_the_key(params):
-    bad = {**params, "worked_example_hops": 4}
-    with pytest.raises(InputError, match="nli.worked_example_hops must be one of prontoqa.hops"):
-        check_params(bad)
-    mix = {"p_true": 0.3, "p_false": 0.3, "p_unknown": 0.3}
-    with pytest.raises(InputError, match="must sum to 1, got 0.9"):
-        check_params({**params, "folio": {**params["folio"], "label_mix": mix}})
 
 
 def test_label_and_depth_mix_count_every_example(seed0):

@@ -99,9 +99,7 @@ def test_explicit_support_lists_and_bad_states():
     tables = categorical_count_tables(params)
     assert _count(tables, "few", "shared")["n_opt"] == str(7 * 10**8)  # f(0) + f(6) = 6
     bad = {**params, "tasks": {"t": {**params["tasks"]["mnadd2"], "supports": {"x": ["0:66"]}}}}
-    with pytest.raises(
-        InputError, match=r"shortcuts.categorical.tasks.t.supports.x: .*out of range"
-    ):
+    with pytest.raises(InputError, match=r"out of range"):  # params.yaml names the key: load time
         categorical_count_tables(bad)
 
 

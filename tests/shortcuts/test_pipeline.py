@@ -316,7 +316,7 @@ def test_report_section_reads_the_artifacts(run):
         ),
         (
             lambda s: s["digits"]["head_to_head"].update(supervised="concept_sup=0.5"),
-            "must list label_only and the head-to-head's supervised model",
+            "must be a list holding label_only and the head-to-head's supervised model",
         ),
     ],
 )

@@ -3,8 +3,8 @@ reference systems trained and scored on it, and the tables each seed contributes
 
 One seed's path (each step a plain function, so the stage functions stay thin):
 
-* :func:`grid_spec` / :func:`train_spec` -- the evaluation grid of ``axes.grid`` (cross-checked
-  against ``depth_cap``) and the soft reasoner's clean, shallow training grid;
+* :func:`grid_spec` / :func:`train_spec` -- the evaluation grid of ``axes.grid`` (its limits
+  checked at load time) and the soft reasoner's clean, shallow training grid;
 * :func:`generate_grids` -- both grids of a seed (labels re-derived, balance asserted);
 * :func:`fit_grid_reasoner` -- the soft reasoner fitted on the training grid's records;
 * :func:`answer_grid` / :func:`score_systems` -- the three systems' answers, each scored like a
@@ -27,7 +27,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
 from ..progress import log
 from .grid import GridQuestion, GridSpec, generate_grid
 from .references import SYSTEMS, fit_soft_reasoner, reference_predictions
@@ -36,17 +35,9 @@ from .soft_reasoner import SoftReasoner
 
 
 def grid_spec(axes_params: Mapping) -> GridSpec:
-    """The evaluation grid of an ``axes`` params section (``axes.grid``), cross-checked:
-    ``depth_cap`` must leave at least one depth level beyond it."""
-    grid = axes_params["grid"]
-    spec = GridSpec.from_params(grid)
-    cap = grid["depth_cap"]
-    if not 0 <= cap < max(spec.depth):
-        raise InputError(
-            f"params.yaml: axes.grid.depth_cap must be in [0, max depth level) = "
-            f"[0, {max(spec.depth)}) so that some depth lies beyond it, got {cap}"
-        )
-    return spec
+    """The evaluation grid of an ``axes`` params section (``axes.grid``; its ``depth_cap``
+    leaves a depth level beyond it: :mod:`nesybench.axes.params_checks`)."""
+    return GridSpec.from_params(axes_params["grid"])
 
 
 def train_spec(axes_params: Mapping, spec: GridSpec) -> GridSpec:

@@ -68,6 +68,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, check_claim
+from ..params import schema_fragment, schema_problem
 from ..progress import progress
 from ..reasoning.chainer import forward_chain
 from ..reasoning.grammar.proofwriter import render_proofwriter, render_proofwriter_question
@@ -205,50 +206,74 @@ def _balance_unit(negation: str) -> int:
     return len(labels_of(negation)) * (2 if negation == "negated" else 1)
 
 
-def _integer(value: object) -> bool:
-    return not isinstance(value, bool) and isinstance(value, (int, np.integer))
+def _schema_value(value: object) -> object:
+    """A numpy scalar as the Python number the schema checks (a tuple as a list)."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (tuple, list)):
+        return [_schema_value(v) for v in value]
+    return value
+
+
+@cache
+def _grid_schema() -> dict:
+    """The schema of ``axes.grid``'s ``levels`` and ``per_cell``, read from
+    ``workflow/schemas/axes.schema.yaml``: the one statement of their ranges."""
+    grid = schema_fragment("axes.schema.yaml", "/properties/grid/properties")
+    return {
+        "type": "object",
+        "properties": {"levels": grid["levels"], "per_cell": grid["per_cell"]},
+    }
+
+
+def _form(items: Mapping) -> str:
+    """The schema of one level, in words: ``integers in [0, 20]``, ``one of none, negated``."""
+    if "enum" in items:
+        return f"one of {', '.join(map(str, items['enum']))}"
+    kind = "integers" if items.get("type") == "integer" else "numbers"
+    return f"{kind} in [{items.get('minimum', '-inf')}, {items.get('maximum', 'inf')}]"
 
 
 def level_problem(axis: str, value: object) -> str | None:
     """The form ``value`` misses as a level of ``axis`` (one of :data:`AXES`), or None.
 
-    The one statement of each axis's levels: :class:`GridSpec` checks a params grid with
-    it, and ``axes-score`` the cells of a grid file.
+    The schema states each axis's levels (``axes.grid.levels`` in
+    ``workflow/schemas/axes.schema.yaml``): :class:`GridSpec` checks a grid against it, and
+    ``axes-score`` the cells of a grid file with this.
     """
-    if axis == "depth" and not (_integer(value) and 0 <= value <= 20):
-        return "integers in [0, 20]"
-    if axis == "distractors" and not (_integer(value) and 0 <= value <= 64):
-        return "integers in [0, 64]"
-    if axis == "order" and value not in ORDERS:
-        return f"one of {', '.join(ORDERS)}"
-    if axis == "negation" and value not in NEGATIONS:
-        return f"one of {', '.join(NEGATIONS)}"
-    if axis == "synonyms" and not (
-        not isinstance(value, bool) and isinstance(value, (int, float)) and 0.0 <= value <= 1.0
-    ):
-        return "rates in [0, 1]"
-    if axis == "vocabulary" and not (_integer(value) and 3 <= value <= len(VOCABULARY)):
-        return f"integers in [3, {len(VOCABULARY)}]"
+    value = _schema_value(value)
+    if isinstance(value, (list, dict)):  # a level is one scalar
+        return _form(_level_schema(axis))
+    return _level_problem(axis, type(value), value)  # the type keeps 1, 1.0 and True apart
+
+
+def _level_schema(axis: str) -> dict:
+    return _grid_schema()["properties"]["levels"]["properties"][axis]["items"]
+
+
+@cache
+def _level_problem(axis: str, kind: type, value: object) -> str | None:
+    """:func:`level_problem`, once per distinct level (a grid file repeats a few levels)."""
+    items = _level_schema(axis)
+    if kind is bool or schema_problem(value, items) is not None:
+        return _form(items)
     return None
 
 
 def _check_spec(spec: GridSpec) -> None:
-    """Cross-level constraints the schema cannot state (one message each, naming the key)."""
-    for axis in AXES:
-        values = getattr(spec, axis)
-        if not values:
-            raise InputError(f"levels.{axis} must be at least one level, got none")
-        if len(set(values)) != len(values):
-            raise InputError(f"levels.{axis}: levels must be distinct, got {list(values)}")
-    for axis in AXES:
-        for value in getattr(spec, axis):
-            expected = level_problem(axis, value)
-            if expected is not None and axis != "vocabulary":  # its range: below, explained
-                raise InputError(f"levels.{axis} must be {expected}, got {value!r}")
+    """The schema's ranges (:func:`_grid_schema`), then the cross-level limits it cannot state
+    (one message each, naming the key)."""
+    problem = schema_problem(
+        {
+            "levels": {axis: _schema_value(getattr(spec, axis)) for axis in AXES},
+            "per_cell": _schema_value(spec.per_cell),
+        },
+        _grid_schema(),
+    )
+    if problem is not None:
+        raise InputError(problem)
     d_max = max(spec.depth)
     for v in spec.vocabulary:
-        if not _integer(v):
-            raise InputError(f"levels.vocabulary must be integers, got {v!r}")
         if not d_max + 3 <= v <= len(VOCABULARY):
             raise InputError(
                 f"levels.vocabulary: each size must be in [max depth + 3, {len(VOCABULARY)}] = "
@@ -269,10 +294,6 @@ def _check_spec(spec: GridSpec) -> None:
                     f"irrelevant {what}, but a vocabulary of {v} words has room for {room}; "
                     "use fewer distractors or a larger vocabulary"
                 )
-    if isinstance(spec.per_cell, bool) or not isinstance(spec.per_cell, (int, np.integer)):
-        raise InputError(f"per_cell must be an integer >= 1, got {spec.per_cell!r}")
-    if spec.per_cell < 1:
-        raise InputError(f"per_cell must be an integer >= 1, got {spec.per_cell}")
     n = spec.n_questions
     if n > MAX_QUESTIONS:
         raise InputError(

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..errors import InputError
 from ..sweep import check_claims, claim_table, distribution_table, pick_exhibit, sweep_metrics
 from . import claims, printing
 from .bank import MAX_LAYER, BankConfig, balance_table, build_bank, theories_from_table
@@ -37,7 +36,6 @@ from .benchmark import (
     fit_grid_reasoner,
     generate_grids,
     grid_numbers,
-    grid_spec,
     interaction_frame,
     predictions_from_frame,
     profile_frame,
@@ -68,20 +66,6 @@ from .summaries import (
 EXHIBIT_METRIC = "coverage_repaired"
 
 
-def check_params(params: dict) -> None:
-    """Cross-key constraints the JSON schema cannot state; every job checks them first."""
-    g = params["gadgets"]
-    for key in ("chase_budgets", "scale_chains"):
-        if list(g[key]) != sorted(g[key]):
-            raise InputError(f"params.yaml: axes.gadgets.{key} must be increasing, got {g[key]}")
-    if g["cycle_k_max"] < g["cycle_k_min"] + 2:
-        raise InputError(
-            f"params.yaml: axes.gadgets.cycle_k_max must be >= cycle_k_min + 2 "
-            f"(three queries give two probe ratios), got {g['cycle_k_min']}..{g['cycle_k_max']}"
-        )
-    grid_spec(params)
-
-
 def _bank(ctx, seed: int):
     """A seed's bank questions and the theories rebuilt from its bank table."""
     questions = ctx.read_table("questions", stage="generate", seed=seed)
@@ -101,7 +85,6 @@ def _grid(ctx, seed: int):
 def generate_seed(ctx) -> None:
     """One seed's depth bank (with lexical rewrites) and its two grids."""
     p, seed = ctx.params, ctx.seed
-    check_params(p)
     ctx.log("depth bank: theories, labels by the forward chainer, re-derived by the prover")
     bank, questions, _ = build_bank(BankConfig(**p["bank"]), seed=seed)
     questions = apply_synonyms(questions, prob=p["lexical"]["synonym_prob"], seed=seed)
@@ -130,7 +113,6 @@ def generate_seed(ctx) -> None:
 def count(ctx) -> None:
     """The realized depth mix of every seed's bank; the factorial-design arithmetic."""
     p = ctx.params
-    check_params(p)
     mix = pd.concat(
         [
             depth_mix(ctx.read_table("questions", stage="generate", seed=s)).assign(seed=s)
@@ -149,7 +131,6 @@ def count(ctx) -> None:
 def train_seed(ctx) -> None:
     """The soft reasoner on the bank's shallow training questions, and on the training grid."""
     p, seed = ctx.params, ctx.seed
-    check_params(p)
     questions, theories = _bank(ctx, seed)
     max_depth = p["soft_reasoner"]["train_max_depth"]
     train_q = questions[(questions["split"] == "train") & (questions["depth"] <= max_depth)]
@@ -175,7 +156,6 @@ def train_seed(ctx) -> None:
 def score_seed(ctx) -> None:
     """One seed: the bank's two systems, flip probe and mixture; the grid's three systems."""
     p, seed = ctx.params, ctx.seed
-    check_params(p)
     questions, theories = _bank(ctx, seed)
     eval_q = questions[questions["split"] == "eval"].reset_index(drop=True)
     model = SoftReasoner.from_table(ctx.read_table("soft_reasoner", stage="train", seed=seed))
@@ -216,7 +196,6 @@ def score_seed(ctx) -> None:
 def score_gadgets(ctx) -> None:
     """The seven gadgets, each with its pinned control and its failure asserted."""
     p = ctx.params
-    check_params(p)
     results = run_gadgets(p["gadgets"], seeds=ctx.seeds)
     claims.check_gadgets({k: v for k, v in results.items() if k != "semantics"})
     for result in results["semantics"]:

@@ -40,7 +40,6 @@ from .summaries import (
     TRAP_COLUMNS,
     answered_summary,
     blind_guess_metrics,
-    check_params,
     corpora,
     depth_mix_table,
     label_mix_table,
@@ -99,7 +98,6 @@ def count(ctx) -> None:
 def score_seed(ctx) -> None:
     """Both PrOntoQA-lite systems through the checker and the FOLIO-lite systems, one seed."""
     p = ctx.params
-    check_params(p)
     pronto = ctx.read_table("prontoqa", stage="generate", seed=ctx.seed)
     folio = ctx.read_table("folio", stage="generate", seed=ctx.seed)
     examples = [ProntoExample.from_record(r) for r in pronto.to_dict("records")]

@@ -58,29 +58,14 @@ SEED_METRICS = (
 
 # ---------------------------------------------------------------- corpora
 def label_mix_params(params: Mapping) -> dict[str, float]:
-    """``nli.folio.label_mix`` as ``{label: probability}``; the three must sum to 1."""
+    """``nli.folio.label_mix`` as ``{label: probability}`` (the three sum to 1: checked at
+    load time by :mod:`nesybench.nli.params_checks`)."""
     mix = params["folio"]["label_mix"]
-    out = {"True": mix["p_true"], "False": mix["p_false"], "Unknown": mix["p_unknown"]}
-    total = sum(out.values())
-    if abs(total - 1.0) > 1e-9:
-        raise InputError(f"params.yaml: nli.folio.label_mix must sum to 1, got {total:g}")
-    return out
-
-
-def check_params(params: Mapping) -> None:
-    """Cross-key checks the JSON schema cannot express (one ``InputError`` line each)."""
-    label_mix_params(params)
-    hops = params["prontoqa"]["hops"]
-    if params["worked_example_hops"] not in hops:
-        raise InputError(
-            f"params.yaml: nli.worked_example_hops must be one of prontoqa.hops {hops}, got "
-            f"{params['worked_example_hops']}"
-        )
+    return {"True": mix["p_true"], "False": mix["p_false"], "Unknown": mix["p_unknown"]}
 
 
 def corpora(params: Mapping, *, seed: int) -> tuple[list[ProntoExample], list[FolioExample]]:
     """The PrOntoQA-lite and FOLIO-lite corpora of one seed (independent named streams)."""
-    check_params(params)
     pq, fl = params["prontoqa"], params["folio"]
     pronto = generate_prontoqa(
         pq["hops"], pq["n_per_hops"], seed=seed, corrupt_prob=pq["corrupt_prob"]

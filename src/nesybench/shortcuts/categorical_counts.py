@@ -121,18 +121,16 @@ class CategoricalCounts:
     metrics: dict
 
 
-def _task(name: str, spec: dict, support_name: str, support) -> CountingTask:
-    where = f"params.yaml: shortcuts.categorical.tasks.{name}"
-    try:
-        knowledge = make_knowledge(spec["knowledge"], tuple(spec["domains"]))
-        dims = knowledge.domains
-        if isinstance(support, str):
-            states = named_support(support, dims)
-        else:
-            states = tuple(parse_states(list(support), dims, field_name="states"))
-        return CountingTask(knowledge, states)
-    except InputError as exc:
-        raise InputError(f"{where}.supports.{support_name}: {exc}") from None
+def _task(spec: dict, support) -> CountingTask:
+    """A task's counting problem on one support (both parse: checked at load time by
+    :mod:`nesybench.shortcuts.params_checks`)."""
+    knowledge = make_knowledge(spec["knowledge"], tuple(spec["domains"]))
+    dims = knowledge.domains
+    if isinstance(support, str):
+        states = named_support(support, dims)
+    else:
+        states = tuple(parse_states(list(support), dims, field_name="states"))
+    return CountingTask(knowledge, states)
 
 
 def _enumerated(task: CountingTask, family: str):
@@ -272,7 +270,7 @@ def _reduced_check(name: str, spec: dict, support_name: str, rule, families) -> 
     if not isinstance(rule, str) or rule == "rsbench_evenodd":
         return []
     reduced = {**spec, "domains": [min(d, REDUCED_DIGITS) for d in spec["domains"]]}
-    task = _task(name, reduced, support_name, rule)
+    task = _task(reduced, rule)
     for family in families:
         if family == "shared" and len(set(task.domains)) != 1:
             continue
@@ -310,15 +308,10 @@ def categorical_count_tables(params: dict) -> CategoricalCounts:
         counted: dict[tuple[str, str], tuple] = {}
         for support_name in sorted(spec["supports"]):
             rule = spec["supports"][support_name]
-            task = _task(name, spec, support_name, rule)
+            task = _task(spec, rule)
             reduced = _reduced_check(name, spec, support_name, rule, families)
             for family in families:
                 label = f"{name} {support_name} ({family})"
-                if family == "shared" and len(set(task.domains)) != 1:
-                    raise InputError(
-                        f"params.yaml: shortcuts.categorical.tasks.{name}: the shared extractor "
-                        f"needs equal domains, got {list(task.domains)}"
-                    )
                 result = _count(task, family)
                 agreed = _checks(task, family, result, label, rule) + reduced
                 counted[support_name, family] = (task, result)

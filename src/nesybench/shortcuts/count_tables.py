@@ -122,23 +122,16 @@ def frac_key(frac: float) -> str:
     return f"{frac:g}".replace(".", "p")
 
 
-def check_distinct_sizes(name: str, k: int, fracs: list[float], supports: dict) -> None:
-    """Two fractions that keep the same number of states would make two identical rows."""
-    sizes: dict[int, float] = {}
+def check_generated_supports(name: str, fracs: list[float], supports: dict) -> None:
+    """Every fraction's support was generated (that two fractions keep distinct numbers of
+    states, so no two rows are identical, is checked at load time by
+    :mod:`nesybench.shortcuts.params_checks`)."""
     for frac in fracs:
         if (name, frac) not in supports:
             raise InputError(
                 f"data/generate/shortcuts: no train split for task {name!r} at support "
                 f"{frac:g}; rerun generate"
             )
-        size = len(supports[name, frac])
-        if size in sizes:
-            raise InputError(
-                f"params.yaml: shortcuts.support_fracs {sizes[size]:g} and {frac:g} keep the "
-                f"same {size} of {2**k} states for task {name}; use fractions that differ by at "
-                f"least 1/{2**k}"
-            )
-        sizes[size] = frac
 
 
 def count_table(p: dict, supports: dict, tasks: dict) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
@@ -159,7 +152,7 @@ def count_table(p: dict, supports: dict, tasks: dict) -> tuple[pd.DataFrame, pd.
         spec, k = tasks[name]
         knowledge = make_knowledge(spec, k)
         fracs = sorted(p["support_fracs"], reverse=True)
-        check_distinct_sizes(name, k, fracs, supports)
+        check_generated_supports(name, fracs, supports)
         for extractor in opts["extractors"]:
             previous = None
             for frac in fracs:

@@ -65,8 +65,9 @@ def config_from_params(digits: Mapping) -> NesyConfig:
 
 
 def mitigation_names(digits: Mapping) -> list[str]:
-    """The sweep's mitigations in their canonical spelling (``Variant.name``); the
-    head-to-head's supervised model must be one of them.
+    """The sweep's mitigations in their canonical spelling (``Variant.name``); that they are
+    distinct and hold label_only and the head-to-head's supervised model is checked at load
+    time (:mod:`nesybench.shortcuts.params_checks`).
 
     >>> mitigation_names({"mitigations": ["label_only", "concept_sup=0.10"],
     ...                   "head_to_head": {"supervised": "concept_sup=0.1"}})
@@ -75,19 +76,7 @@ def mitigation_names(digits: Mapping) -> list[str]:
     names = []
     for text in digits["mitigations"]:
         variant = parse_mitigation(text)
-        name = NEURAL if variant == NEURAL else variant.name
-        if name in names:
-            raise InputError(
-                f"params.yaml: shortcuts.digits.mitigations lists {name!r} twice (as {text!r})"
-            )
-        names.append(name)
-    supervised = supervised_name(digits)
-    if "label_only" not in names or supervised not in names or supervised in ("label_only", NEURAL):
-        raise InputError(
-            "params.yaml: shortcuts.digits.mitigations must list label_only and the "
-            f"head-to-head's supervised model {digits['head_to_head']['supervised']!r} (a digit "
-            f"model other than label_only), got {list(digits['mitigations'])}"
-        )
+        names.append(NEURAL if variant == NEURAL else variant.name)
     return names
 
 
