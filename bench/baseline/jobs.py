@@ -17,6 +17,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from . import tree_env
@@ -49,11 +50,17 @@ def run_measured(cmd: list[str], tree: Path, shim: Path, log: Path) -> dict:
     env["PATH"] = f"{shim}{os.pathsep}{env['PATH']}"
     env["NESYBENCH_JOB_LOG"] = str(log)
     log.unlink(missing_ok=True)
+    loads: list[float] = []
+    stop = threading.Event()
+    sampler = threading.Thread(target=_sample_load, args=(loads, stop), daemon=True)
     cpu_before, started = children_cpu(), time.perf_counter()
+    sampler.start()
     proc = subprocess.run(
         cmd, cwd=tree, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
     wall, cpu = time.perf_counter() - started, children_cpu() - cpu_before
+    stop.set()
+    sampler.join()
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed in {tree}:\n{proc.stdout[-3000:]}")
     jobs: dict[str, float] = {}
@@ -61,7 +68,16 @@ def run_measured(cmd: list[str], tree: Path, shim: Path, log: Path) -> dict:
         for line in log.read_text().splitlines():
             seconds, command = line.split("\t", 1)
             jobs[command] = jobs.get(command, 0.0) + float(seconds)
-    return {"wall": wall, "cpu": cpu, "jobs": jobs, "output": proc.stdout}
+    load = {"load_mean": sum(loads) / len(loads), "load_max": max(loads)}
+    return {"wall": wall, "cpu": cpu, "jobs": jobs, "output": proc.stdout, **load}
+
+
+def _sample_load(loads: list[float], stop: threading.Event, every: float = 10.0) -> None:
+    """The 1-minute load average at the start and every ``every`` s until ``stop``: how
+    shared the machine was while the run's wall was measured."""
+    loads.append(os.getloadavg()[0])
+    while not stop.wait(every):
+        loads.append(os.getloadavg()[0])
 
 
 def children_cpu() -> float:
