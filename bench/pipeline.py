@@ -57,9 +57,9 @@ def _copy(dest: Path, override: Path | None, source: Path = ROOT) -> Path:
         ).stdout.split()
         for rel in files:
             src = ROOT / rel
-            if src.is_file():
+            if src.is_symlink() or src.is_file():  # profiles/default is a link
                 (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(src, dest / rel)
+                shutil.copy2(src, dest / rel, follow_symlinks=False)
     else:
         shutil.copytree(source, dest)
     if override:
