@@ -4,6 +4,7 @@ cores, each tree in a throw-away copy.
 
     python bench/pipeline.py [--profile NAME | --params-override FILE] [--repeat 3]
                              [--sweep-seeds 8] [--no-landed] [--cold-only] [--nice N] [--top 12]
+    python bench/pipeline.py [--profile NAME] --snakemake-alone [--nice N]
 
 Prints seconds and ratios measured in the same run:
 
@@ -18,7 +19,9 @@ Prints seconds and ratios measured in the same run:
 ``--profile full --no-landed --cold-only`` measures the full profile (about 1,230 jobs) in a
 throw-away copy with ``workflow/profiles/full/params-overrides.yaml`` applied by the copy's own
 ``workflow/scripts/apply_overrides.py`` (validated, as a user applies it); ``--cold-only`` skips
-the one-param change and the seed sweep, ``--nice 10`` runs Snakemake and its jobs niced. The
+the one-param change and the seed sweep, ``--nice 10`` runs Snakemake and its jobs niced.
+``--snakemake-alone`` measures Snakemake's own cost on the DAG instead: every job a stand-in that
+only creates its outputs, without the workflow profile and with it. The
 landed tree on the full profile is hours of CPU. The machine is shared: read the ratios, the CPU
 seconds and the load average printed beside the wall.
 """
@@ -36,7 +39,7 @@ from pathlib import Path
 
 import yaml
 from baseline import ROOT, landed_tree, tree_env
-from baseline.jobs import dag_jobs, job_cpu, job_shim, makespan, run_measured
+from baseline.jobs import dag_jobs, job_cpu, job_shim, makespan, run_measured, stand_in_shim
 
 
 def _run(cmd: list[str], cwd: Path) -> tuple[float, str]:
@@ -122,6 +125,39 @@ def cold_and_noop(name: str, tree: Path, tmp: Path, repeat: int, nice: int = 0) 
     }
 
 
+def snakemake_alone(tree: Path, tmp: Path, nice: int = 0) -> None:
+    """Snakemake's own cost on ``tree``'s DAG: every job replaced by a stand-in that only
+    creates its outputs, without the workflow profile (``--workflow-profile none``: the ILP
+    scheduler, no subsample) and with it (profiles/default), one after the other."""
+    import os
+
+    dag = dag_jobs(tree)
+    folder, outs = stand_in_shim(tmp / "stand-in", dag)
+    env = tree_env(tree)
+    env["PATH"] = f"{folder}{os.pathsep}{env['PATH']}"
+    env["NESYBENCH_STAND_IN_OUTS"] = str(outs)
+    print(f"Snakemake alone on {len(dag)} stand-in jobs, --cores 2:")
+    for label, extra in (("without the workflow profile", ["--workflow-profile", "none"]),
+                         ("with profiles/default", [])):  # fmt: skip
+        for stale in ("data", ".snakemake"):
+            shutil.rmtree(tree / stale, ignore_errors=True)
+        cmd = ["nice", "-n", str(nice)] * bool(nice) + ["snakemake", "--cores", "2", *extra]
+        cpu0, t0, load0 = _children_cpu(), time.perf_counter(), os.getloadavg()[0]
+        proc = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True)
+        wall, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
+        if proc.returncode != 0:
+            raise SystemExit(f"{' '.join(cmd)} failed:\n{proc.stderr[-3000:]}")
+        print(f"  {label:<32} wall {wall:7.1f} s  CPU {cpu:7.1f} s  "
+              f"(load {load0:.1f} -> {os.getloadavg()[0]:.1f})")  # fmt: skip
+
+
+def _children_cpu() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _print_trees(results: dict[str, dict], top: int) -> None:
     names = list(results)
     print(f"{'cold run, --cores 2':<44}" + "".join(f"{n:>14}" for n in names) + "   ratio")
@@ -173,6 +209,11 @@ def main() -> int:
         "--cold-only", action="store_true", help="no one-param change, no seed sweep"
     )
     parser.add_argument("--nice", type=int, default=0, help="run snakemake under nice -n N")
+    parser.add_argument(
+        "--snakemake-alone",
+        action="store_true",
+        help="only Snakemake's own cost on the DAG (stand-in jobs), without and with the profile",
+    )
     args = parser.parse_args()
     if args.profile:
         args.params_override = (
@@ -183,6 +224,9 @@ def main() -> int:
                          f"params-overrides.yaml, got {args.profile!r}")  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="nesybench-bench-") as tmp:
         tmp = Path(tmp)
+        if args.snakemake_alone:
+            snakemake_alone(_copy(tmp / "repo", args.params_override), tmp, args.nice)
+            return 0
         trees = {}
         if not args.no_landed:
             trees["landed"] = _copy(tmp / "landed", args.params_override, landed_tree(tmp))

@@ -32,6 +32,33 @@ sys.exit(os.waitstatus_to_exitcode(status))
 """
 
 
+STAND_IN = """#!{python}
+import json, os, sys
+from pathlib import Path
+if not sys.argv[1:2] or not sys.argv[1].startswith("stages/"):
+    os.execv({python!r}, [{python!r}, *sys.argv[1:]])
+outs = json.loads(Path(os.environ["NESYBENCH_STAND_IN_OUTS"]).read_text())
+for out in outs[" ".join(sys.argv[1:])]:
+    path = Path(out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.mkdir(exist_ok=True) if not path.suffix else path.write_bytes(b"")
+"""
+
+
+def stand_in_shim(folder: Path, dag: list[dict]) -> tuple[Path, Path]:
+    """A ``python`` that, for a stage job, only creates the job's outputs (empty files, or a
+    folder for a suffix-less output) as ``dag`` lists them: a run with it first on PATH
+    measures Snakemake's own cost on the DAG. Returns (folder, outputs file); export the
+    outputs file as ``NESYBENCH_STAND_IN_OUTS``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    outs = folder / "outs.json"
+    outs.write_text(json.dumps({j["cmd"].removeprefix("python ").strip(): j["outs"] for j in dag}))
+    shim = folder / "python"
+    shim.write_text(STAND_IN.format(python=sys.executable))
+    shim.chmod(0o755)
+    return folder, outs
+
+
 def job_shim(folder: Path) -> Path:
     """A folder holding the measuring ``python`` (put it first on PATH)."""
     folder.mkdir(parents=True, exist_ok=True)
