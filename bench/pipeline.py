@@ -2,8 +2,9 @@
 CPU, the wall on idle cores), a no-op rerun, a one-param change, and the seed sweep at 1 vs 2
 cores, each tree in a throw-away copy.
 
-    python bench/pipeline.py [--params-override FILE] [--repeat 3] [--sweep-seeds 8]
-                             [--no-landed] [--top 12]
+    python bench/pipeline.py [--profile NAME | --params-override FILE] [--repeat 3]
+                             [--sweep-seeds 8] [--no-landed] [--cold-only] [--nice N] [--top 12]
+    python bench/pipeline.py [--profile NAME] --snakemake-alone [--nice N]
 
 Prints seconds and ratios measured in the same run:
 
@@ -15,8 +16,14 @@ Prints seconds and ratios measured in the same run:
 * this tree: a one-param change (``calibration.bootstrap.resamples``), which jobs rerun and how
   long; the calibration seed sweep at ``--cores 1`` and ``--cores 2`` (target: at least 1.7x).
 
-``--params-override workflow/profiles/full/params-overrides.yaml`` measures the full profile
-(hours of CPU for the landed tree). The machine is shared: read the ratios and CPU seconds.
+``--profile full --no-landed --cold-only`` measures the full profile (about 1,230 jobs) in a
+throw-away copy with ``workflow/profiles/full/params-overrides.yaml`` applied by the copy's own
+``workflow/scripts/apply_overrides.py`` (validated, as a user applies it); ``--cold-only`` skips
+the one-param change and the seed sweep, ``--nice 10`` runs Snakemake and its jobs niced.
+``--snakemake-alone`` measures Snakemake's own cost on the DAG instead: every job a stand-in that
+only creates its outputs, without the workflow profile and with it. The
+landed tree on the full profile is hours of CPU. The machine is shared: read the ratios, the CPU
+seconds and the load average printed beside the wall.
 """
 
 from __future__ import annotations
@@ -32,7 +39,7 @@ from pathlib import Path
 
 import yaml
 from baseline import ROOT, landed_tree, tree_env
-from baseline.jobs import dag_jobs, job_cpu, job_shim, makespan, run_measured
+from baseline.jobs import dag_jobs, job_cpu, job_shim, makespan, run_measured, stand_in_shim
 
 
 def _run(cmd: list[str], cwd: Path) -> tuple[float, str]:
@@ -45,30 +52,23 @@ def _run(cmd: list[str], cwd: Path) -> tuple[float, str]:
 
 
 def _copy(dest: Path, override: Path | None, source: Path = ROOT) -> Path:
+    """A copy of ``source`` (this tree's tracked files, or a landed tree) under ``dest`` with
+    ``override`` applied to its params.yaml by the copy's own apply_overrides.py."""
     if source == ROOT:
         files = subprocess.run(
             ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
         ).stdout.split()
         for rel in files:
             src = ROOT / rel
-            if src.is_file():
+            if src.is_symlink() or src.is_file():  # profiles/default is a link
                 (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(src, dest / rel)
+                shutil.copy2(src, dest / rel, follow_symlinks=False)
     else:
         shutil.copytree(source, dest)
     if override:
-        params = yaml.safe_load((dest / "params.yaml").read_text())
-        _merge(params, yaml.safe_load(override.read_text()) or {})
-        (dest / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+        script = dest / "workflow" / "scripts" / "apply_overrides.py"
+        _run([sys.executable, str(script), str(override.resolve())], dest)
     return dest
-
-
-def _merge(base: dict, over: dict) -> None:
-    for key, value in over.items():
-        if isinstance(value, dict) and isinstance(base.get(key), dict):
-            _merge(base[key], value)
-        else:
-            base[key] = value
 
 
 def _jobs(dry_run: str) -> dict[str, int]:
@@ -89,17 +89,11 @@ def _set(root: Path, section: str, path: list[str], value) -> None:
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
 
 
-def _rule_of(command: str, dag: list[dict]) -> str:
-    for job in dag:
-        if job["cmd"].removeprefix("python ").strip() == command:
-            return job["rule"]
-    return command
-
-
-def cold_and_noop(name: str, tree: Path, tmp: Path, repeat: int) -> dict:
+def cold_and_noop(name: str, tree: Path, tmp: Path, repeat: int, nice: int = 0) -> dict:
     """A cold run with every job's CPU measured, then the no-op rerun, best of ``repeat``."""
     shim = job_shim(tmp / f"shim-{name}")
-    cold = run_measured(["snakemake", "--cores", "2"], tree, shim, tmp / f"jobs-{name}.log")
+    cmd = ["nice", "-n", str(nice)] * bool(nice) + ["snakemake", "--cores", "2"]
+    cold = run_measured(cmd, tree, shim, tmp / f"jobs-{name}.log")
     dag = dag_jobs(tree)
     seconds = job_cpu(dag, cold["jobs"])
     wall2, critical = makespan(dag, seconds, cores=2)
@@ -107,9 +101,12 @@ def cold_and_noop(name: str, tree: Path, tmp: Path, repeat: int) -> dict:
     own = cold["cpu"] - jobs_cpu
     noops = [_run(["snakemake", "--cores", "2"], tree)[0] for _ in range(repeat)]
     by_rule: dict[str, float] = {}
+    n_by_rule: dict[str, int] = {}
+    rule_of = {job["cmd"].removeprefix("python ").strip(): job["rule"] for job in dag}
     for command, cpu in cold["jobs"].items():
-        rule = _rule_of(command, dag)
+        rule = rule_of.get(command, command)
         by_rule[rule] = by_rule.get(rule, 0.0) + cpu
+        n_by_rule[rule] = n_by_rule.get(rule, 0) + 1
     return {
         "wall": cold["wall"],
         "cpu": cold["cpu"],
@@ -122,7 +119,43 @@ def cold_and_noop(name: str, tree: Path, tmp: Path, repeat: int) -> dict:
         "noop": min(noops),
         "noops": noops,
         "by_rule": by_rule,
+        "n_by_rule": n_by_rule,
+        "load_mean": cold["load_mean"],
+        "load_max": cold["load_max"],
     }
+
+
+def snakemake_alone(tree: Path, tmp: Path, nice: int = 0) -> None:
+    """Snakemake's own cost on ``tree``'s DAG: every job replaced by a stand-in that only
+    creates its outputs, without the workflow profile (``--workflow-profile none``: the ILP
+    scheduler, no subsample) and with it (profiles/default), one after the other."""
+    import os
+
+    dag = dag_jobs(tree)
+    folder, outs = stand_in_shim(tmp / "stand-in", dag)
+    env = tree_env(tree)
+    env["PATH"] = f"{folder}{os.pathsep}{env['PATH']}"
+    env["NESYBENCH_STAND_IN_OUTS"] = str(outs)
+    print(f"Snakemake alone on {len(dag)} stand-in jobs, --cores 2:")
+    for label, extra in (("without the workflow profile", ["--workflow-profile", "none"]),
+                         ("with profiles/default", [])):  # fmt: skip
+        for stale in ("data", ".snakemake"):
+            shutil.rmtree(tree / stale, ignore_errors=True)
+        cmd = ["nice", "-n", str(nice)] * bool(nice) + ["snakemake", "--cores", "2", *extra]
+        cpu0, t0, load0 = _children_cpu(), time.perf_counter(), os.getloadavg()[0]
+        proc = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True)
+        wall, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
+        if proc.returncode != 0:
+            raise SystemExit(f"{' '.join(cmd)} failed:\n{proc.stderr[-3000:]}")
+        print(f"  {label:<32} wall {wall:7.1f} s  CPU {cpu:7.1f} s  "
+              f"(load {load0:.1f} -> {os.getloadavg()[0]:.1f})")  # fmt: skip
+
+
+def _children_cpu() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _print_trees(results: dict[str, dict], top: int) -> None:
@@ -135,6 +168,8 @@ def _print_trees(results: dict[str, dict], top: int) -> None:
         ("CPU of Snakemake itself", "own", "s"),
         ("critical path of the jobs (CPU)", "critical", "s"),
         ("wall on 2 idle cores (estimate)", "idle_wall", "s"),
+        ("load average during the cold run (mean)", "load_mean", " "),
+        ("load average during the cold run (max)", "load_max", " "),
         ("no-op rerun, best of the repeats", "noop", "s"),
     ]
     for label, key, unit in rows:
@@ -148,31 +183,61 @@ def _print_trees(results: dict[str, dict], top: int) -> None:
     last = results[names[-1]]["by_rule"]
     first = results[names[0]]["by_rule"]
     ranked = sorted(set(first) | set(last), key=lambda r: -first.get(r, last.get(r, 0.0)))
-    print(f"\n{'CPU by rule (s)':<44}" + "".join(f"{n:>14}" for n in names) + "   ratio")
+    total = sum(last.values()) or 1.0
+    print(f"\n{'CPU by rule (s)':<44}" + "".join(f"{n:>14}" for n in names) + "   ratio"
+          + f"{'jobs':>7}{'s/job':>8}{'share':>7}")  # fmt: skip
     for rule in ranked[:top]:
         values = [results[n]["by_rule"].get(rule, 0.0) for n in names]
-        ratio = f"{values[0] / values[-1]:7.2f}x" if len(values) > 1 and values[-1] else ""
-        print(f"{rule:<44}" + "".join(f"{v:>14.1f}" for v in values) + f"  {ratio}")
+        ratio = f"{values[0] / values[-1]:7.2f}x" if len(values) > 1 and values[-1] else " " * 8
+        n_jobs = results[names[-1]]["n_by_rule"].get(rule, 0)
+        per_job = values[-1] / n_jobs if n_jobs else 0.0
+        print(f"{rule:<44}" + "".join(f"{v:>14.1f}" for v in values) + f"  {ratio}"
+              + f"{n_jobs:>7}{per_job:>8.2f}{values[-1] / total:>7.1%}")  # fmt: skip
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--params-override", type=Path, default=None)
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--profile", default=None, help="e.g. full: workflow/profiles/NAME's "
+                       "params-overrides.yaml applied in the copies")  # fmt: skip
+    which.add_argument("--params-override", type=Path, default=None)
     parser.add_argument("--sweep-seeds", type=int, default=8)
     parser.add_argument("--repeat", type=int, default=3, help="no-op reruns (best is printed)")
     parser.add_argument("--no-landed", action="store_true", help="this tree only")
     parser.add_argument("--top", type=int, default=12, help="rules listed by CPU")
+    parser.add_argument(
+        "--cold-only", action="store_true", help="no one-param change, no seed sweep"
+    )
+    parser.add_argument("--nice", type=int, default=0, help="run snakemake under nice -n N")
+    parser.add_argument(
+        "--snakemake-alone",
+        action="store_true",
+        help="only Snakemake's own cost on the DAG (stand-in jobs), without and with the profile",
+    )
     args = parser.parse_args()
+    if args.profile:
+        args.params_override = (
+            ROOT / "workflow" / "profiles" / args.profile / "params-overrides.yaml"
+        )
+        if not args.params_override.is_file():
+            parser.error(f"--profile must name a folder of workflow/profiles with a "
+                         f"params-overrides.yaml, got {args.profile!r}")  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="nesybench-bench-") as tmp:
         tmp = Path(tmp)
+        if args.snakemake_alone:
+            snakemake_alone(_copy(tmp / "repo", args.params_override), tmp, args.nice)
+            return 0
         trees = {}
         if not args.no_landed:
             trees["landed"] = _copy(tmp / "landed", args.params_override, landed_tree(tmp))
         trees["this"] = _copy(tmp / "repo", args.params_override)
         results = {
-            name: cold_and_noop(name, tree, tmp, args.repeat) for name, tree in trees.items()
+            name: cold_and_noop(name, tree, tmp, args.repeat, args.nice)
+            for name, tree in trees.items()
         }
         _print_trees(results, args.top)
+        if args.cold_only:
+            return 0
         root = trees["this"]
         cold = results["this"]["wall"]
 

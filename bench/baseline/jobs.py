@@ -17,6 +17,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from . import tree_env
@@ -29,6 +30,33 @@ with open(os.environ["NESYBENCH_JOB_LOG"], "a") as log:
     log.write("%.4f\\t%s\\n" % (usage.ru_utime + usage.ru_stime, " ".join(sys.argv[1:])))
 sys.exit(os.waitstatus_to_exitcode(status))
 """
+
+
+STAND_IN = """#!{python}
+import json, os, sys
+from pathlib import Path
+if not sys.argv[1:2] or not sys.argv[1].startswith("stages/"):
+    os.execv({python!r}, [{python!r}, *sys.argv[1:]])
+outs = json.loads(Path(os.environ["NESYBENCH_STAND_IN_OUTS"]).read_text())
+for out in outs[" ".join(sys.argv[1:])]:
+    path = Path(out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.mkdir(exist_ok=True) if not path.suffix else path.write_bytes(b"")
+"""
+
+
+def stand_in_shim(folder: Path, dag: list[dict]) -> tuple[Path, Path]:
+    """A ``python`` that, for a stage job, only creates the job's outputs (empty files, or a
+    folder for a suffix-less output) as ``dag`` lists them: a run with it first on PATH
+    measures Snakemake's own cost on the DAG. Returns (folder, outputs file); export the
+    outputs file as ``NESYBENCH_STAND_IN_OUTS``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    outs = folder / "outs.json"
+    outs.write_text(json.dumps({j["cmd"].removeprefix("python ").strip(): j["outs"] for j in dag}))
+    shim = folder / "python"
+    shim.write_text(STAND_IN.format(python=sys.executable))
+    shim.chmod(0o755)
+    return folder, outs
 
 
 def job_shim(folder: Path) -> Path:
@@ -49,11 +77,17 @@ def run_measured(cmd: list[str], tree: Path, shim: Path, log: Path) -> dict:
     env["PATH"] = f"{shim}{os.pathsep}{env['PATH']}"
     env["NESYBENCH_JOB_LOG"] = str(log)
     log.unlink(missing_ok=True)
+    loads: list[float] = []
+    stop = threading.Event()
+    sampler = threading.Thread(target=_sample_load, args=(loads, stop), daemon=True)
     cpu_before, started = children_cpu(), time.perf_counter()
+    sampler.start()
     proc = subprocess.run(
         cmd, cwd=tree, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
     wall, cpu = time.perf_counter() - started, children_cpu() - cpu_before
+    stop.set()
+    sampler.join()
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed in {tree}:\n{proc.stdout[-3000:]}")
     jobs: dict[str, float] = {}
@@ -61,7 +95,16 @@ def run_measured(cmd: list[str], tree: Path, shim: Path, log: Path) -> dict:
         for line in log.read_text().splitlines():
             seconds, command = line.split("\t", 1)
             jobs[command] = jobs.get(command, 0.0) + float(seconds)
-    return {"wall": wall, "cpu": cpu, "jobs": jobs, "output": proc.stdout}
+    load = {"load_mean": sum(loads) / len(loads), "load_max": max(loads)}
+    return {"wall": wall, "cpu": cpu, "jobs": jobs, "output": proc.stdout, **load}
+
+
+def _sample_load(loads: list[float], stop: threading.Event, every: float = 10.0) -> None:
+    """The 1-minute load average at the start and every ``every`` s until ``stop``: how
+    shared the machine was while the run's wall was measured."""
+    loads.append(os.getloadavg()[0])
+    while not stop.wait(every):
+        loads.append(os.getloadavg()[0])
 
 
 def children_cpu() -> float:
