@@ -446,7 +446,7 @@ def _check_knob_levels(params: dict, validator: Draft202012Validator, source: st
                         f"{source}: {instrument}.knobs.{path}.levels[{i}]: {_describe(error)}"
                     )
                 problem = (
-                    _cross_key_problem(instrument, trial[instrument])
+                    _cross_key_problem(instrument, trial)
                     if instrument in INSTRUMENT_MODULES
                     else None
                 )

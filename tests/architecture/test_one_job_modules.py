@@ -1,4 +1,4 @@
-"""Modules split so that each does one job stay split (issue 24), checked on the import graph.
+"""Modules split so that each does one job stay split, checked on the import graph.
 
 * The command modules are wiring: no library code (``src/nesybench``, ``bench/``, ``stages/``,
   ``workflow/``) imports from ``nesybench.cli`` (the dispatcher, which loads each command's
