@@ -6,7 +6,13 @@ import pytest
 
 from nesybench.shortcuts import concept_sweep as cs
 from nesybench.shortcuts.model import ConceptNetConfig
-from nesybench.shortcuts.tasks import POINT_COLUMNS, make_task, resolve_knowledge, task_rows
+from nesybench.shortcuts.tasks import (
+    POINT_COLUMNS,
+    CertifiedTask,
+    make_task,
+    resolve_knowledge,
+    task_rows,
+)
 
 PARAMS = {
     "seed": 0,
@@ -30,7 +36,7 @@ def _data(task="xor2", frac=1.0, n_train=10, n_test=20):
         seed=0,
     )
     points = pd.DataFrame(task_rows(made), columns=POINT_COLUMNS)
-    return cs.load_dataset(points, PARAMS, task, frac)
+    return cs.load_dataset(points, CertifiedTask(task, knowledge, n_distractors=2), frac)
 
 
 @pytest.fixture(scope="module")

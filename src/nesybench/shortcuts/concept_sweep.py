@@ -38,7 +38,7 @@ from .model import (
     train,
 )
 from .panel import concept_panel, concept_table, learned_relabeling, predicted_concepts
-from .tasks import resolve_knowledge, task_from_rows
+from .tasks import CertifiedTask, task_from_rows
 from .weights import read_weights, weights_table
 
 __all__ = [
@@ -116,17 +116,11 @@ def model_datasets(params: dict) -> list[tuple[str, float]]:
     return sorted(pairs)
 
 
-def load_dataset(points: pd.DataFrame, params: dict, task: str, support_frac: float):
-    """The dataset ``(task, support_frac)`` read back from the generate stage's model points."""
-    knowledge = resolve_knowledge(task, params["tasks"][task], seed=int(params["seed"]))
-    data = task_from_rows(
-        points,
-        knowledge,
-        name=task,
-        support_frac=float(support_frac),
-        n_distractors=int(params["n_distractors"]),
-        noise=float(params["noise"]),
-    )
+def load_dataset(points: pd.DataFrame, task: CertifiedTask, support_frac: float):
+    """The dataset ``(task, support_frac)`` read back from the generate stage's model points,
+    with the task's certified formula (:func:`.tasks.certified_tasks`)."""
+    knowledge = task.knowledge
+    data = task_from_rows(points, task, support_frac=float(support_frac))
     states = all_states(knowledge.k)
     splits = {
         name: (
@@ -137,7 +131,7 @@ def load_dataset(points: pd.DataFrame, params: dict, task: str, support_frac: fl
         for name, s in data.splits.items()
     }
     return ConceptData(
-        task=task,
+        task=task.name,
         support_frac=float(support_frac),
         knowledge=knowledge,
         kb=KnowledgeTable(states, knowledge.labels(states)),
