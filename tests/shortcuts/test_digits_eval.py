@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from nesybench.errors import InputError
+from nesybench.shortcuts.concept_table import unpack_concept_table
 from nesybench.shortcuts.digits.evaluation import (
     Predictions,
     SplitPredictions,
@@ -23,7 +24,6 @@ from nesybench.shortcuts.digits.evaluation import (
 )
 from nesybench.shortcuts.digits.nesy import NesyConfig, Variant
 from nesybench.shortcuts.digits.tasks import SPLITS, knowledge_labels, make_digit_task
-from nesybench.shortcuts.panel import unpack_concept_table
 
 TINY = NesyConfig(hidden=8, epochs=2, batch_size=32)
 # A label-perfect shortcut of the MNAdd-EvenOdd support for the shared family (a map a

@@ -26,6 +26,7 @@ import pandas as pd
 from ..errors import InputError
 from ..logic.knowledge import Knowledge, all_states, state_str
 from ..seeds import child_rng, child_seed
+from .concept_table import concept_table
 from .incidence import evaluate_runs, runs_frame
 from .model import (
     ConceptNetConfig,
@@ -37,7 +38,7 @@ from .model import (
     predict_labels,
     train,
 )
-from .panel import concept_panel, concept_table, learned_relabeling, predicted_concepts
+from .panel import concept_panel, learned_relabeling, predicted_concepts
 from .tasks import CertifiedTask, task_from_rows
 from .weights import read_weights, weights_table
 

@@ -504,7 +504,8 @@ PANEL_ROWS = {
 
 
 def _model_panel(concepts, labels, model: str, split: str, *, source: str):
-    from .panel import concept_panel, learned_relabeling, predicted_concepts, unpack_concept_table
+    from .concept_table import unpack_concept_table
+    from .panel import concept_panel, learned_relabeling, predicted_concepts
 
     sel = concepts[(concepts["model"] == model) & (concepts["split"] == split)]
     points, c_true, probs = unpack_concept_table(

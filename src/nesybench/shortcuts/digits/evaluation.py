@@ -38,7 +38,8 @@ import numpy as np
 
 from ...errors import InputError
 from ...metrics.stats import wilson_interval
-from ..panel import concept_panel, concept_table, is_identity, is_injective, learned_relabeling
+from ..concept_table import concept_table
+from ..panel import concept_panel, is_identity, is_injective, learned_relabeling
 from .baselines import LabelMLP, predict_label_mlp, train_label_mlp
 from .nesy import (
     DEFAULT_CONFIG,
