@@ -10,7 +10,7 @@ import pandas as pd
 from ...canonical import unsigned_zero
 from ...report.blocks import Block, Figure, Heading, Paragraph, Table
 from ..report_models import sweep_tables
-from ..summaries import CALIBRATION_READINGS, SWEEP_METRICS
+from .summaries import CALIBRATION_READINGS, SWEEP_METRICS
 
 SPLITS = ("train", "val", "test", "ood")
 

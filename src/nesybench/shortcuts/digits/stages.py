@@ -181,7 +181,7 @@ def _digit_counts(ctx) -> dict:
 
 
 def _digit_exhibit(ctx, summary: pd.DataFrame, runs: pd.DataFrame, models: list[str]) -> dict:
-    from ..summaries import digit_exhibit_panel, pick_digit_exhibit
+    from .summaries import digit_exhibit_panel, pick_digit_exhibit
 
     p = ctx.params
     support = p["digits"]["head_to_head"]["support"]
@@ -207,7 +207,8 @@ def aggregate_scores(ctx) -> dict:
     """The digit head-to-head over seeds, the mitigation sweep, incidence and the exhibit
     (the digit half of ``score aggregate``); returns its metrics."""
     from .. import claims, printing
-    from ..summaries import DIGIT_METRICS, digit_incidence, digit_summary, digit_sweep, metric_token
+    from ..summaries import metric_token
+    from .summaries import DIGIT_METRICS, digit_incidence, digit_summary, digit_sweep
     from .sweep import mitigation_names, supervised_name
 
     p, d = ctx.params, ctx.params["digits"]
@@ -252,7 +253,7 @@ def aggregate_calibration(ctx) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The digit half of ``calibrate aggregate``: the per-seed digit calibration rows over the
     sweep and their table per support x mitigation; writes that table and the digit
     exhibit's per-class reliability."""
-    from ..summaries import digit_calibration_table
+    from .summaries import digit_calibration_table
     from .sweep import mitigation_names
 
     p, d = ctx.params, ctx.params["digits"]
