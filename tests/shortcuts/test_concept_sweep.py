@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from nesybench.errors import InputError
 from nesybench.shortcuts import concept_sweep as cs
 from nesybench.shortcuts.model import ConceptNetConfig
 from nesybench.shortcuts.tasks import (
@@ -123,8 +124,16 @@ def test_model_datasets_dedupe_and_name_unknown_tasks():
         "tasks": PARAMS["tasks"],
         "models": {"task": "xor2", "support_frac": 1.0, "ood_support_frac": 0.5},
         "incidence": {"tasks": ["xor2", "xor3"], "support_fracs": [1.0, 0.5]},
+        "support_fracs": [1.0, 0.75, 0.5],
     }
     assert cs.model_datasets(params) == [("xor2", 0.5), ("xor2", 1.0), ("xor3", 0.5), ("xor3", 1.0)]
-    params["incidence"]["tasks"] = ["cnf9"]
+    params["incidence"]["support_fracs"] = [1.0, 0.25]  # not counted: no N_opt to read
+    with pytest.raises(InputError) as caught:
+        cs.model_datasets(params)
+    assert str(caught.value) == (
+        "params.yaml: shortcuts.incidence.support_fracs must be among shortcuts.support_fracs "
+        "(1, 0.75, 0.5), whose N_opt the count stage certifies, got 0.25"
+    )
+    params["incidence"] = {"tasks": ["cnf9"], "support_fracs": [1.0]}
     with pytest.raises(Exception, match="got 'cnf9'"):
         cs.model_datasets(params)

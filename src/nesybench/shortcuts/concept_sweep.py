@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import InputError, bad_value
 from ..logic.knowledge import Knowledge, all_states, state_str
 from ..seeds import child_rng, child_seed
 from .concept_table import concept_table
@@ -113,6 +113,18 @@ def model_datasets(params: dict) -> list[tuple[str, float]]:
             raise InputError(
                 "params.yaml: shortcuts.models.task and shortcuts.incidence.tasks must name "
                 f"tasks in shortcuts.tasks ({', '.join(sorted(params['tasks']))}), got {task!r}"
+            )
+    # The score aggregate reads each incidence cell's N_opt from the count stage's table,
+    # which counts shortcuts.support_fracs (checked here too, so generate stops first).
+    counted = sorted({float(f) for f in params["support_fracs"]}, reverse=True)
+    for frac in incidence["support_fracs"]:
+        if float(frac) not in counted:
+            raise bad_value(
+                "shortcuts.incidence.support_fracs",
+                f"among shortcuts.support_fracs ({', '.join(f'{f:g}' for f in counted)}), "
+                "whose N_opt the count stage certifies",
+                frac,
+                where="params.yaml",
             )
     return sorted(pairs)
 
