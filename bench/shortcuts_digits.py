@@ -31,13 +31,12 @@ import pandas as pd  # noqa: E402
 
 from nesybench.console import format_table  # noqa: E402
 from nesybench.progress import log  # noqa: E402
-from nesybench.shortcuts.digits import make_digit_task  # noqa: E402
-from nesybench.shortcuts.digits_eval import (  # noqa: E402
+from nesybench.shortcuts.digits.evaluation import (  # noqa: E402
     counter_is_optimum,
     directional_claims,
     sweep_cell,
 )
-from nesybench.shortcuts.nesy import (  # noqa: E402
+from nesybench.shortcuts.digits.nesy import (  # noqa: E402
     DEFAULT_CONFIG,
     Variant,
     init_encoder,
@@ -45,6 +44,7 @@ from nesybench.shortcuts.nesy import (  # noqa: E402
     loss_and_grads,
     one_blas_thread,
 )
+from nesybench.shortcuts.digits.tasks import make_digit_task  # noqa: E402
 
 MODELS = (
     "label_only",

@@ -33,6 +33,8 @@ import yaml  # noqa: E402
 
 from nesybench.io import read_parquet  # noqa: E402
 from nesybench.shortcuts import concept_sweep as cs  # noqa: E402
+from nesybench.shortcuts.artifacts import ARTIFACTS  # noqa: E402
+from nesybench.shortcuts.tasks import certified_tasks  # noqa: E402
 from nesybench.stages import run_job  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -77,8 +79,11 @@ def throughput(section: dict) -> None:
     with tempfile.TemporaryDirectory() as root:
         _generated(root, section)
         points = read_parquet(Path(root) / "data/generate/shortcuts/model_points.parquet")
+        tasks = certified_tasks(
+            read_parquet(Path(root) / ARTIFACTS.path("generate", "certificate"))
+        )
     models = section["models"]
-    data = cs.load_dataset(points, section, models["task"], models["support_frac"])
+    data = cs.load_dataset(points, tasks[models["task"]], models["support_frac"])
     config = cs.model_config(models)
     rates = {}
     for n_seeds in (1, 5, 20):
@@ -129,7 +134,7 @@ import hashlib, json, os, sys, time
 for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[var] = "1"
 import yaml
-from nesybench.shortcuts import digit_sweep as ds
+from nesybench.shortcuts.digits import sweep as ds
 
 section = yaml.safe_load(open("params.yaml"))["shortcuts"]
 d, seeds = section["digits"], list(range(int(sys.argv[1])))

@@ -88,6 +88,11 @@ CASES = [
         "task cnf3 (use fractions at least 1/8 apart; 0.5 and 0.45 both keep 4)",
     ),
     (
+        _set("shortcuts.incidence.support_fracs", [1.0, 0.25]),
+        "shortcuts.incidence.support_fracs must be among shortcuts.support_fracs (1, 0.75, 0.5), "
+        "whose N_opt the count stage certifies, got 0.25",
+    ),
+    (
         _set("shortcuts.categorical.tasks.mnadd2.supports.few", ["0:66"]),
         "shortcuts.categorical.tasks.mnadd2.supports.few: ",
     ),

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from nesybench.seeds import child_seed
-from nesybench.shortcuts.baselines import LabelMLP, predict_label_mlp, train_label_mlp
-from nesybench.shortcuts.digits import N_PIXELS, make_digit_task
-from nesybench.shortcuts.nesy import NesyConfig
+from nesybench.shortcuts.digits.baselines import LabelMLP, predict_label_mlp, train_label_mlp
+from nesybench.shortcuts.digits.nesy import NesyConfig
+from nesybench.shortcuts.digits.tasks import N_PIXELS, make_digit_task
 
 TINY = NesyConfig(hidden=16, epochs=10, batch_size=32)
 

@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from nesybench.cli import main
-from nesybench.shortcuts.panel import concept_table
+from nesybench.shortcuts.concept_table import concept_table
 
 SPEC_ALPHA = {"00": "00", "01": "01", "10": "01", "11": "11"}
 

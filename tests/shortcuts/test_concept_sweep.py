@@ -6,7 +6,13 @@ import pytest
 
 from nesybench.shortcuts import concept_sweep as cs
 from nesybench.shortcuts.model import ConceptNetConfig
-from nesybench.shortcuts.tasks import POINT_COLUMNS, make_task, resolve_knowledge, task_rows
+from nesybench.shortcuts.tasks import (
+    POINT_COLUMNS,
+    CertifiedTask,
+    make_task,
+    resolve_knowledge,
+    task_rows,
+)
 
 PARAMS = {
     "seed": 0,
@@ -30,7 +36,7 @@ def _data(task="xor2", frac=1.0, n_train=10, n_test=20):
         seed=0,
     )
     points = pd.DataFrame(task_rows(made), columns=POINT_COLUMNS)
-    return cs.load_dataset(points, PARAMS, task, frac)
+    return cs.load_dataset(points, CertifiedTask(task, knowledge, n_distractors=2), frac)
 
 
 @pytest.fixture(scope="module")
@@ -117,6 +123,8 @@ def test_model_datasets_dedupe():
         "tasks": PARAMS["tasks"],
         "models": {"task": "xor2", "support_frac": 1.0, "ood_support_frac": 0.5},
         "incidence": {"tasks": ["xor2", "xor3"], "support_fracs": [1.0, 0.5]},
+        "support_fracs": [1.0, 0.75, 0.5],
     }
     assert cs.model_datasets(params) == [("xor2", 0.5), ("xor2", 1.0), ("xor3", 0.5), ("xor3", 1.0)]
-    # an unknown task: refused at load time by the schema's x-key-of
+    # an unknown task: refused at load time by the schema's x-key-of; an incidence
+    # fraction outside support_fracs by shortcuts.params_checks (tests/core/test_params_checks.py)

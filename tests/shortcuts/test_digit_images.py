@@ -16,7 +16,7 @@ from nesybench.errors import InputError
 from nesybench.images import check_digit_npz, read_digit_npz
 from nesybench.io import read_parquet
 from nesybench.params import validate_params
-from nesybench.shortcuts.digits import load_digit_images, make_digit_task
+from nesybench.shortcuts.digits.tasks import load_digit_images, make_digit_task
 from nesybench.stages import run_job, run_stage
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -205,7 +205,7 @@ def test_digit_stages_refuse_an_images_file_changed_since_generate(npz_run, tmp_
 
 
 def test_sample_figure_draws_the_files_image_size(npz_run):
-    from nesybench.shortcuts.digits import sample_figure
+    from nesybench.shortcuts.digits.tasks import sample_figure
 
     root, _, _ = npz_run
     fig = sample_figure(_t(root, "generate", "digit_samples"), title="16x16")

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 from nesybench.errors import InputError
-from nesybench.shortcuts import digit_sweep as ds
-from nesybench.shortcuts.digits import SPLITS, task_from_tables
-from nesybench.shortcuts.digits_eval import evaluate, train_and_predict
-from nesybench.shortcuts.nesy import NesyConfig
+from nesybench.shortcuts.digits import sweep as ds
+from nesybench.shortcuts.digits.evaluation import evaluate, train_and_predict
+from nesybench.shortcuts.digits.nesy import NesyConfig
+from nesybench.shortcuts.digits.tasks import SPLITS, task_from_tables
 
 TINY = NesyConfig(hidden=8, epochs=2, batch_size=32)
 DIGITS = {

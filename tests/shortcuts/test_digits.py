@@ -8,7 +8,7 @@ import pytest
 
 from nesybench.errors import InputError
 from nesybench.report.figures import to_svg
-from nesybench.shortcuts.digits import (
+from nesybench.shortcuts.digits.tasks import (
     MNADD_EVENODD,
     MNADD_HALF,
     SPLITS,

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from nesybench.errors import InputError
-from nesybench.shortcuts.digits import SPLITS, knowledge_labels, make_digit_task
-from nesybench.shortcuts.digits_eval import (
+from nesybench.shortcuts.concept_table import unpack_concept_table
+from nesybench.shortcuts.digits.evaluation import (
     Predictions,
     SplitPredictions,
     concept_frame,
@@ -22,8 +22,8 @@ from nesybench.shortcuts.digits_eval import (
     sweep_cell,
     train_and_predict,
 )
-from nesybench.shortcuts.nesy import NesyConfig, Variant
-from nesybench.shortcuts.panel import unpack_concept_table
+from nesybench.shortcuts.digits.nesy import NesyConfig, Variant
+from nesybench.shortcuts.digits.tasks import SPLITS, knowledge_labels, make_digit_task
 
 TINY = NesyConfig(hidden=8, epochs=2, batch_size=32)
 # A label-perfect shortcut of the MNAdd-EvenOdd support for the shared family (a map a
@@ -133,8 +133,8 @@ def test_the_counter_decides_digit_map_membership_and_counts(task):
     """The digit maps are checked by the counter (shared family), never re-implemented."""
     from nesybench.counting import CountingTask, count_shared
     from nesybench.logic import make_knowledge
-    from nesybench.shortcuts.digits import resolve_support, tuple_string
-    from nesybench.shortcuts.digits_eval import counter_count
+    from nesybench.shortcuts.digits.evaluation import counter_count
+    from nesybench.shortcuts.digits.tasks import resolve_support, tuple_string
 
     evenodd = resolve_support("evenodd", n_digits=10, n_positions=2)
     assert counter_is_optimum(IDENTITY, support=evenodd, knowledge="sum", n_digits=10)

@@ -9,8 +9,7 @@ import numpy as np
 import pytest
 
 from nesybench.errors import InputError
-from nesybench.shortcuts.digits import knowledge_labels, make_digit_task
-from nesybench.shortcuts.nesy import (
+from nesybench.shortcuts.digits.nesy import (
     EncoderParams,
     NesyConfig,
     Variant,
@@ -23,6 +22,7 @@ from nesybench.shortcuts.nesy import (
     train_nesy,
     train_nesy_seeds,
 )
+from nesybench.shortcuts.digits.tasks import knowledge_labels, make_digit_task
 
 TINY = NesyConfig(hidden=8, epochs=2, batch_size=16)
 
@@ -203,8 +203,8 @@ def test_train_nesy_with_concept_labels_learns_the_digits():
 
 SCRIPT = """
 import hashlib
-from nesybench.shortcuts.digits import make_digit_task
-from nesybench.shortcuts.nesy import NesyConfig, Variant, train_nesy, digit_probs
+from nesybench.shortcuts.digits.tasks import make_digit_task
+from nesybench.shortcuts.digits.nesy import NesyConfig, Variant, train_nesy, digit_probs
 task = make_digit_task(support="evenodd", n_tuples={"train": 256, "test": 64}, seed=0)
 model = train_nesy(task, Variant(entropy_weight=1.0), seed=3,
                    config=NesyConfig(hidden=64, epochs=3, batch_size=128))
@@ -267,7 +267,7 @@ def _one_model_at_a_time(task, variant, *, seed, config):
     import math
 
     from nesybench.seeds import child_rng
-    from nesybench.shortcuts.nesy import ADAM_BETAS, ADAM_EPS
+    from nesybench.shortcuts.digits.nesy import ADAM_BETAS, ADAM_EPS
 
     split = task.splits["train"]
     X, y, G = split.pixels(task.images), split.y, split.digits

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from nesybench.errors import InputError
+from nesybench.shortcuts.concept_table import concept_table, unpack_concept_table
 from nesybench.shortcuts.panel import (
     concept_accuracy,
     concept_collapse,
@@ -16,7 +17,6 @@ from nesybench.shortcuts.panel import (
     concept_exact_match,
     concept_macro_f1,
     concept_panel,
-    concept_table,
     concept_value_ece,
     group_collapse,
     is_identity,
@@ -25,7 +25,6 @@ from nesybench.shortcuts.panel import (
     learned_relabeling,
     occurrence_vector,
     predicted_concepts,
-    unpack_concept_table,
 )
 
 STATES = ["00", "01", "10", "11"]

@@ -52,6 +52,7 @@ def _run(root, stage, step=None, section=None, **args):
 
 def _run_all(root, section, blocks=range(N_SEEDS)):
     _run(root, "generate", section=section)
+    _run(root, "count", section=section)  # score aggregate reads its N_opt
     _run(root, "generate", "digits", section=section)
     _run(root, "train", "exhibit", section=section)
     for stage in ("train", "score", "calibrate"):
@@ -272,7 +273,7 @@ def test_an_enforced_claim_below_its_threshold_fails_and_writes_nothing(run, tmp
 def test_report_section_reads_the_artifacts(run):
     from nesybench.report.blocks import Figure, Table
     from nesybench.report.loader import ReportLoader
-    from nesybench.shortcuts.report_digits import digit_blocks
+    from nesybench.shortcuts.digits.report import digit_blocks
     from nesybench.shortcuts.report_models import model_blocks
 
     root, section = run

@@ -15,7 +15,13 @@ from nesybench.shortcuts import concept_sweep as cs
 from nesybench.shortcuts.incidence import OPTIMUM_KINDS, optimum_kind, rescore_runs
 from nesybench.shortcuts.model import ConceptNetConfig, init_params
 from nesybench.shortcuts.sensitivity import variant_section
-from nesybench.shortcuts.tasks import POINT_COLUMNS, make_task, resolve_knowledge, task_rows
+from nesybench.shortcuts.tasks import (
+    POINT_COLUMNS,
+    CertifiedTask,
+    make_task,
+    resolve_knowledge,
+    task_rows,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 SEEDS = range(20)  # a fixed seed set; never searched
@@ -31,8 +37,9 @@ def h2h():
     """The head-to-head dataset of params.yaml, generated in memory."""
     p = _params()
     m = p["models"]
+    knowledge = resolve_knowledge(m["task"], p["tasks"][m["task"]], seed=p["seed"])
     task = make_task(
-        resolve_knowledge(m["task"], p["tasks"][m["task"]], seed=p["seed"]),
+        knowledge,
         name=m["task"],
         n_train_per_state=m["n_train_per_state"],
         n_test_per_state=m["n_test_per_state"],
@@ -42,7 +49,8 @@ def h2h():
         seed=p["seed"],
     )
     points = pd.DataFrame(task_rows(task), columns=POINT_COLUMNS)
-    return p, cs.load_dataset(points, p, m["task"], float(m["support_frac"]))
+    certified = CertifiedTask(m["task"], knowledge, n_distractors=p["n_distractors"])
+    return p, cs.load_dataset(points, certified, float(m["support_frac"]))
 
 
 @pytest.fixture(scope="module")

@@ -8,6 +8,7 @@ import pytest
 from nesybench.errors import InputError
 from nesybench.metrics.stats import wilson_interval
 from nesybench.shortcuts import summaries as S
+from nesybench.shortcuts.digits import summaries as DS
 from nesybench.sweep import bootstrap_mean_interval
 
 from .test_claims import T
@@ -207,7 +208,7 @@ def _digit_runs(seeds, shortcut_lo):
 
 
 def test_digit_summary_pairs_seeds_and_computes_the_gaps():
-    summary = S.digit_summary(
+    summary = DS.digit_summary(
         _digit_runs(range(3), {1, 2}), support="evenodd", supervised="concept_sup=0.1", thresholds=T
     )
     assert summary["task_accuracy_gap"].tolist() == [0.0] * 3
@@ -220,7 +221,7 @@ def test_digit_summary_pairs_seeds_and_computes_the_gaps():
 
 def test_digit_sweep_skips_metrics_a_model_does_not_have():
     runs = _digit_runs(range(4), set())
-    sweep = S.digit_sweep(
+    sweep = DS.digit_sweep(
         runs, supports=["evenodd"], mitigations=["label_only", "concept_sup=0.1", "neural"]
     )
     neural = sweep[sweep["mitigation"] == "neural"]
@@ -235,7 +236,7 @@ def test_digit_sweep_skips_metrics_a_model_does_not_have():
 
 
 def test_digit_incidence_counts_wilson_and_pending_counts():
-    inc = S.digit_incidence(
+    inc = DS.digit_incidence(
         _digit_runs(range(5), {0, 3}),
         supports=["evenodd"],
         mitigations=["label_only", "neural"],
@@ -249,7 +250,7 @@ def test_digit_incidence_counts_wilson_and_pending_counts():
     assert pd.isna(lo["n_map_is_optimum"])
     neural = inc[inc["mitigation"] == "neural"].iloc[0]
     assert pd.isna(neural["n_shortcut"]) and math.isnan(neural["rate"])
-    counted = S.digit_incidence(
+    counted = DS.digit_incidence(
         _digit_runs(range(2), set()),
         supports=["evenodd"],
         mitigations=["label_only"],
@@ -267,10 +268,10 @@ def test_pick_digit_exhibit_rules():
             "label_only_concept_accuracy": [0.9, 0.1, 0.5, 0.05],
         }
     )
-    ex = S.pick_digit_exhibit(summary, rule="first_shortcut")
+    ex = DS.pick_digit_exhibit(summary, rule="first_shortcut")
     assert (ex["seed"], ex["rank"], ex["n_shortcut"]) == (2, 3, 2)
-    none = S.pick_digit_exhibit(summary.assign(label_only_shortcut=False), rule="first_shortcut")
+    none = DS.pick_digit_exhibit(summary.assign(label_only_shortcut=False), rule="first_shortcut")
     assert none["seed"] == 0 and "no seed of 0..3" in none["statement"]
-    assert S.pick_digit_exhibit(summary, rule="first")["seed"] == 0
+    assert DS.pick_digit_exhibit(summary, rule="first")["seed"] == 0
     with pytest.raises(InputError, match="exhibit.digits"):
-        S.pick_digit_exhibit(summary, rule="median")
+        DS.pick_digit_exhibit(summary, rule="median")

@@ -1,6 +1,15 @@
 # shortcuts: reasoning shortcuts, counted before training and measured after (spec ch06).
+# Two pipelines, one registry (nesybench/shortcuts/artifacts.py); they meet in the aggregates.
+#   concept nets (binary concepts, nesybench/shortcuts/pipeline.py):
+#     generate -> count, count rsbench; generate -> train concepts / exhibit -> score concepts
+#     -> calibrate concepts; calibrate variant (one knob level)
+#   digits (MNIST-Addition on real handwritten digits, nesybench/shortcuts/digits/):
+#     generate digits -> train digits -> score digits -> calibrate digits
+#   aggregates: score aggregate (reads count's N_opt), calibrate aggregate, calibrate sensitivity
+# Every job after generate that works on a concept task reads its formula from generate's
+# certificate (a declared input), never from params.yaml again.
 # Everything trained runs per block of `seed_block` consecutive seeds (one batched job each);
-# the aggregates read the blocks covering seeds 0..n_seeds-1.
+# the aggregates read the blocks covering seeds 0..n_seeds-1.  The jobs:
 #   generate            concept tasks (demo, counting table, model datasets), certified
 #   generate  digits    MNIST-Addition tuples per digit support, image pools, samples
 #   count               N_opt per task x support x extractor, certified
@@ -18,6 +27,11 @@
 #   calibrate sensitivity  what each claim depends on: its rate at every measured knob level
 
 
+# ----------------------------------------------------------------------------------------------
+# the concept-net pipeline
+# ----------------------------------------------------------------------------------------------
+
+
 rule shortcuts_generate:
     """shortcuts: seeded concept tasks with gold concepts (train/test/ood), every promise asserted."""
     input:
@@ -28,20 +42,6 @@ rule shortcuts_generate:
         section=job_section("shortcuts", "generate"),
     shell:
         "python stages/generate.py shortcuts"
-
-
-rule shortcuts_generate_digits:
-    """shortcuts: MNIST-Addition tuples on real handwritten digits, gold digits on every split."""
-    input:
-        code=code("generate", "shortcuts"),
-        # a user's .npz of digit images (shortcuts.digits.images), when one is set
-        images=config["shortcuts"]["digits"].get("images") or [],
-    output:
-        **stage_outputs("shortcuts", "generate", "digits"),
-    params:
-        section=job_section("shortcuts", "generate", "digits"),
-    shell:
-        "python stages/generate.py shortcuts digits"
 
 
 rule shortcuts_count:
@@ -75,6 +75,8 @@ rule shortcuts_train_concepts:
     input:
         code=code("train", "shortcuts"),
         points=rules.shortcuts_generate.output.model_points,
+        # the tasks' certified formulas (shortcuts.tasks.generated_tasks)
+        certificate=rules.shortcuts_generate.output.certificate,
     output:
         **stage_outputs("shortcuts", "train", "concepts"),
     wildcard_constraints:
@@ -90,12 +92,84 @@ rule shortcuts_train_exhibit:
     input:
         code=code("train", "shortcuts"),
         points=rules.shortcuts_generate.output.model_points,
+        certificate=rules.shortcuts_generate.output.certificate,
     output:
         **stage_outputs("shortcuts", "train", "exhibit"),
     params:
         section=job_section("shortcuts", "train", "exhibit"),
     shell:
         "python stages/train.py shortcuts exhibit"
+
+
+rule shortcuts_score_concepts:
+    """shortcuts: one block: run outcomes and the head-to-head nets' concept panels."""
+    input:
+        code=code("score", "shortcuts"),
+        points=rules.shortcuts_generate.output.model_points,
+        certificate=rules.shortcuts_generate.output.certificate,
+        weights=rules.shortcuts_train_concepts.output.concept_weights,
+    output:
+        **stage_outputs("shortcuts", "score", "concepts"),
+    wildcard_constraints:
+        block=SEED_PATTERN,
+    params:
+        section=job_section("shortcuts", "score", "concepts"),
+    shell:
+        "python stages/score.py shortcuts concepts --arg block={wildcards.block}"
+
+
+rule shortcuts_calibrate_concepts:
+    """shortcuts: one block: temperature scaling of the head-to-head nets' concept heads."""
+    input:
+        code=code("calibrate", "shortcuts"),
+        points=rules.shortcuts_generate.output.model_points,
+        certificate=rules.shortcuts_generate.output.certificate,
+        weights=rules.shortcuts_train_concepts.output.concept_weights,
+    output:
+        **stage_outputs("shortcuts", "calibrate", "concepts"),
+    wildcard_constraints:
+        block=SEED_PATTERN,
+    params:
+        section=job_section("shortcuts", "calibrate", "concepts"),
+    shell:
+        "python stages/calibrate.py shortcuts concepts --arg block={wildcards.block}"
+
+
+rule shortcuts_calibrate_variant:
+    """shortcuts: one knob level, one block: the head-to-head and OOD nets retrained with it."""
+    input:
+        code=code("calibrate", "shortcuts"),
+        points=rules.shortcuts_generate.output.model_points,
+        certificate=rules.shortcuts_generate.output.certificate,
+    output:
+        **stage_outputs("shortcuts", "calibrate", "variant"),
+    wildcard_constraints:
+        variant=VARIANT_PATTERN,
+        block=SEED_PATTERN,
+    params:
+        section=job_section("shortcuts", "calibrate", "variant"),
+    shell:
+        "python stages/calibrate.py shortcuts variant --arg variant={wildcards.variant} "
+        "--arg block={wildcards.block}"
+
+
+# ----------------------------------------------------------------------------------------------
+# the digit pipeline (nesybench.shortcuts.digits)
+# ----------------------------------------------------------------------------------------------
+
+
+rule shortcuts_generate_digits:
+    """shortcuts: MNIST-Addition tuples on real handwritten digits, gold digits on every split."""
+    input:
+        code=code("generate", "shortcuts"),
+        # a user's .npz of digit images (shortcuts.digits.images), when one is set
+        images=config["shortcuts"]["digits"].get("images") or [],
+    output:
+        **stage_outputs("shortcuts", "generate", "digits"),
+    params:
+        section=job_section("shortcuts", "generate", "digits"),
+    shell:
+        "python stages/generate.py shortcuts digits"
 
 
 rule shortcuts_train_digits:
@@ -113,22 +187,6 @@ rule shortcuts_train_digits:
         section=job_section("shortcuts", "train", "digits"),
     shell:
         "python stages/train.py shortcuts digits --arg block={wildcards.block}"
-
-
-rule shortcuts_score_concepts:
-    """shortcuts: one block: run outcomes and the head-to-head nets' concept panels."""
-    input:
-        code=code("score", "shortcuts"),
-        points=rules.shortcuts_generate.output.model_points,
-        weights=rules.shortcuts_train_concepts.output.concept_weights,
-    output:
-        **stage_outputs("shortcuts", "score", "concepts"),
-    wildcard_constraints:
-        block=SEED_PATTERN,
-    params:
-        section=job_section("shortcuts", "score", "concepts"),
-    shell:
-        "python stages/score.py shortcuts concepts --arg block={wildcards.block}"
 
 
 rule shortcuts_score_digits:
@@ -150,43 +208,6 @@ rule shortcuts_score_digits:
         "python stages/score.py shortcuts digits --arg block={wildcards.block}"
 
 
-rule shortcuts_score_aggregate:
-    """shortcuts: distributions over seeds, claim rates, incidence, OOD and the two exhibits."""
-    input:
-        code=code("score", "shortcuts"),
-        points=rules.shortcuts_generate.output.model_points,
-        supports=rules.shortcuts_generate_digits.output.digit_supports,
-        scan=rules.shortcuts_train_exhibit.output.exhibit_scan,
-        concepts=rules.shortcuts_train_exhibit.output.exhibit_concepts,
-        labels=rules.shortcuts_train_exhibit.output.exhibit_labels,
-        runs=instances("shortcuts", "score", "concepts", "concept_runs"),
-        panels=instances("shortcuts", "score", "concepts", "concept_panels"),
-        digit_runs=instances("shortcuts", "score", "digits", "digit_runs"),
-        confusion=instances("shortcuts", "score", "digits", "digit_confusion"),
-    output:
-        **stage_outputs("shortcuts", "score", "aggregate"),
-    params:
-        section=section("shortcuts"),
-    shell:
-        "python stages/score.py shortcuts aggregate"
-
-
-rule shortcuts_calibrate_concepts:
-    """shortcuts: one block: temperature scaling of the head-to-head nets' concept heads."""
-    input:
-        code=code("calibrate", "shortcuts"),
-        points=rules.shortcuts_generate.output.model_points,
-        weights=rules.shortcuts_train_concepts.output.concept_weights,
-    output:
-        **stage_outputs("shortcuts", "calibrate", "concepts"),
-    wildcard_constraints:
-        block=SEED_PATTERN,
-    params:
-        section=job_section("shortcuts", "calibrate", "concepts"),
-    shell:
-        "python stages/calibrate.py shortcuts concepts --arg block={wildcards.block}"
-
-
 rule shortcuts_calibrate_digits:
     """shortcuts: one block: the digit heads' calibrators, fitted on val, audited on test."""
     input:
@@ -206,6 +227,35 @@ rule shortcuts_calibrate_digits:
         "python stages/calibrate.py shortcuts digits --arg block={wildcards.block}"
 
 
+# ----------------------------------------------------------------------------------------------
+# the aggregates: both pipelines over seeds
+# ----------------------------------------------------------------------------------------------
+
+
+rule shortcuts_score_aggregate:
+    """shortcuts: distributions over seeds, claim rates, incidence, OOD and the two exhibits."""
+    input:
+        code=code("score", "shortcuts"),
+        points=rules.shortcuts_generate.output.model_points,
+        certificate=rules.shortcuts_generate.output.certificate,
+        # N_opt of the incidence cells, as the count stage certified it (never recounted)
+        n_opt=rules.shortcuts_count.output.n_opt,
+        supports=rules.shortcuts_generate_digits.output.digit_supports,
+        scan=rules.shortcuts_train_exhibit.output.exhibit_scan,
+        concepts=rules.shortcuts_train_exhibit.output.exhibit_concepts,
+        labels=rules.shortcuts_train_exhibit.output.exhibit_labels,
+        runs=instances("shortcuts", "score", "concepts", "concept_runs"),
+        panels=instances("shortcuts", "score", "concepts", "concept_panels"),
+        digit_runs=instances("shortcuts", "score", "digits", "digit_runs"),
+        confusion=instances("shortcuts", "score", "digits", "digit_confusion"),
+    output:
+        **stage_outputs("shortcuts", "score", "aggregate"),
+    params:
+        section=section("shortcuts"),
+    shell:
+        "python stages/score.py shortcuts aggregate"
+
+
 rule shortcuts_calibrate_aggregate:
     """shortcuts: calibration over seeds, claim rates, the digit exhibit's reliability diagrams."""
     input:
@@ -222,27 +272,11 @@ rule shortcuts_calibrate_aggregate:
         "python stages/calibrate.py shortcuts aggregate"
 
 
-rule shortcuts_calibrate_variant:
-    """shortcuts: one knob level, one block: the head-to-head and OOD nets retrained with it."""
-    input:
-        code=code("calibrate", "shortcuts"),
-        points=rules.shortcuts_generate.output.model_points,
-    output:
-        **stage_outputs("shortcuts", "calibrate", "variant"),
-    wildcard_constraints:
-        variant=VARIANT_PATTERN,
-        block=SEED_PATTERN,
-    params:
-        section=job_section("shortcuts", "calibrate", "variant"),
-    shell:
-        "python stages/calibrate.py shortcuts variant --arg variant={wildcards.variant} "
-        "--arg block={wildcards.block}"
-
-
 rule shortcuts_calibrate_sensitivity:
     """shortcuts: every claim at every measured knob level; the kind of optimum of every run."""
     input:
         code=code("calibrate", "shortcuts"),
+        certificate=rules.shortcuts_generate.output.certificate,
         h2h=rules.shortcuts_score_aggregate.output.h2h_summaries,
         calibration=rules.shortcuts_calibrate_aggregate.output.calibration_summaries,
         runs=instances("shortcuts", "score", "concepts", "concept_runs"),

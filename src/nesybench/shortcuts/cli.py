@@ -655,7 +655,8 @@ def _check_groups(groups: list[tuple[str, list[int]]], k: int, source: str) -> d
 
 def run_score_concepts(args: argparse.Namespace) -> int:
     from ..tables import load_frame
-    from .panel import concept_panel, unpack_concept_table
+    from .concept_table import unpack_concept_table
+    from .panel import concept_panel
 
     if args.outputs and not args.labels:
         raise InputError("--outputs names label columns: give the labels file with --labels")

@@ -26,6 +26,7 @@ import pandas as pd
 from ..errors import InputError
 from ..logic.knowledge import Knowledge, all_states, state_str
 from ..seeds import child_rng, child_seed
+from .concept_table import concept_table
 from .incidence import evaluate_runs, runs_frame
 from .model import (
     ConceptNetConfig,
@@ -37,8 +38,8 @@ from .model import (
     predict_labels,
     train,
 )
-from .panel import concept_panel, concept_table, learned_relabeling, predicted_concepts
-from .tasks import resolve_knowledge, task_from_rows
+from .panel import concept_panel, learned_relabeling, predicted_concepts
+from .tasks import CertifiedTask, task_from_rows
 from .weights import read_weights, weights_table
 
 __all__ = [
@@ -110,17 +111,11 @@ def model_datasets(params: dict) -> list[tuple[str, float]]:
     return sorted(pairs)  # every task a key of params["tasks"] (the schema's x-key-of)
 
 
-def load_dataset(points: pd.DataFrame, params: dict, task: str, support_frac: float):
-    """The dataset ``(task, support_frac)`` read back from the generate stage's model points."""
-    knowledge = resolve_knowledge(task, params["tasks"][task], seed=int(params["seed"]))
-    data = task_from_rows(
-        points,
-        knowledge,
-        name=task,
-        support_frac=float(support_frac),
-        n_distractors=int(params["n_distractors"]),
-        noise=float(params["noise"]),
-    )
+def load_dataset(points: pd.DataFrame, task: CertifiedTask, support_frac: float):
+    """The dataset ``(task, support_frac)`` read back from the generate stage's model points,
+    with the task's certified formula (:func:`.tasks.certified_tasks`)."""
+    knowledge = task.knowledge
+    data = task_from_rows(points, task, support_frac=float(support_frac))
     states = all_states(knowledge.k)
     splits = {
         name: (
@@ -131,7 +126,7 @@ def load_dataset(points: pd.DataFrame, params: dict, task: str, support_frac: fl
         for name, s in data.splits.items()
     }
     return ConceptData(
-        task=task,
+        task=task.name,
         support_frac=float(support_frac),
         knowledge=knowledge,
         kb=KnowledgeTable(states, knowledge.labels(states)),

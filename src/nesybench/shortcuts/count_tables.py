@@ -22,7 +22,6 @@ from ..counting import (
 from ..counting.oracles import DISENTANGLED_ENUMERATION_MAX_K, JOINT_ENUMERATION_LIMIT
 from ..errors import InputError, check_claim
 from ..logic.cnf import from_dimacs
-from ..logic.knowledge import make_knowledge
 from ..progress import log
 
 JOINT_ENCODING_CERTIFY_MAX_K = (
@@ -138,8 +137,9 @@ def count_table(p: dict, supports: dict, tasks: dict) -> tuple[pd.DataFrame, pd.
     """Every (task, support fraction, extractor) counted and certified: (n_opt, dimacs, metrics).
 
     ``supports[(task, frac)]`` is the support read off the generated train split and
-    ``tasks[name] = (knowledge spec, k)``.  Claims (a certified count where an oracle is
-    feasible, nested supports, N_opt growing as the support shrinks) raise ``ClaimFailed``.
+    ``tasks[name]`` the task's :class:`~.tasks.CertifiedTask` (its certified formula).
+    Claims (a certified count where an oracle is feasible, nested supports, N_opt growing as
+    the support shrinks) raise ``ClaimFailed``.
     """
     opts = p["count"]
     rows, dimacs_rows, metrics = [], [], {}
@@ -149,8 +149,8 @@ def count_table(p: dict, supports: dict, tasks: dict) -> tuple[pd.DataFrame, pd.
                 f"data/generate/shortcuts: task {name!r} was not generated; rerun the generate "
                 "stage"
             )
-        spec, k = tasks[name]
-        knowledge = make_knowledge(spec, k)
+        knowledge = tasks[name].knowledge
+        k = knowledge.k
         fracs = sorted(p["support_fracs"], reverse=True)
         check_generated_supports(name, fracs, supports)
         for extractor in opts["extractors"]:

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..metrics.multiclass import SUMMARY_KEYS
 from ..metrics.multiclass_calibration import calibrate_multiclass
-from .nesy import one_blas_thread
+from .digits.nesy import one_blas_thread
 
 __all__ = ["calibrate_heads", "repair_row"]
 

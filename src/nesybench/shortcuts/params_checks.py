@@ -15,8 +15,8 @@ from ..errors import InputError, bad_value
 from ..logic.knowledge import make_knowledge
 from ..logic.states import parse_states
 from .categorical_counts import FAMILIES, named_support
-from .digit_sweep import mitigation_names, supervised_name
-from .digits_eval import NEURAL
+from .digits.evaluation import NEURAL
+from .digits.sweep import mitigation_names, supervised_name
 from .tasks import resolve_knowledge
 
 WHERE = "params.yaml"
@@ -56,7 +56,8 @@ def _check_tasks(section: Mapping) -> None:
 
 def _check_support_fracs(section: Mapping) -> None:
     """Two fractions of ``support_fracs`` that keep one support size would make two identical
-    rows of the count table (a support keeps max(1, round(F * 2^k)) states)."""
+    rows of the count table (a support keeps max(1, round(F * 2^k)) states); every incidence
+    fraction is one of them."""
     fracs = sorted(section["support_fracs"], reverse=True)
     for name in sorted(section["tasks"]):
         k = int(section["tasks"][name]["k"])
@@ -73,6 +74,18 @@ def _check_support_fracs(section: Mapping) -> None:
                     where=WHERE,
                 )
             sizes[size] = frac
+    # The score aggregate reads each incidence cell's N_opt from the count stage's table,
+    # which certifies only shortcuts.support_fracs.
+    counted = sorted({float(f) for f in section["support_fracs"]}, reverse=True)
+    for frac in section["incidence"]["support_fracs"]:
+        if float(frac) not in counted:
+            raise bad_value(
+                "shortcuts.incidence.support_fracs",
+                f"among shortcuts.support_fracs ({', '.join(f'{f:g}' for f in counted)}), "
+                "whose N_opt the count stage certifies",
+                frac,
+                where=WHERE,
+            )
 
 
 def _check_categorical(categorical: Mapping) -> None:

@@ -1,37 +1,52 @@
-"""Stage functions of the shortcuts instrument (see docs/CONTRIBUTING.md): read, call, write.
+"""Stage functions of the shortcuts instrument's concept-net pipeline (see docs/CONTRIBUTING.md):
+read, call, write.  The instrument runs two pipelines; the digits' (MNIST-Addition on real
+handwritten digits) are in :mod:`.digits.stages`, and ``STAGE_FUNCTIONS`` below maps every job
+of both to its function.
 
 generate            seeded concept tasks (X, G, Y) for train / test / ood, certified
-generate  digits    MNIST-Addition tuples on real digits per support, certified
 count               N_opt per task and support fraction, for each extractor family,
                     certified against independent oracles before the table is printed
 count     rsbench   rsbench's named tasks (counting.tasks): N_opt per family, greedy plans
 train     concepts  one block of seeds: label-only nets on every model dataset, the twins
 train     exhibit   the head-to-head exhibit (first collapsing seed of a declared scan)
-train     digits    one block of seeds: every digit support x mitigation model
 score     concepts  one block: outcomes and head-to-head panels
-score     digits    one block: digit panels, maps, confusion
-score     aggregate distributions over seeds, claim rates, incidence, OOD, exhibits
+score     aggregate distributions over seeds, claim rates, incidence (N_opt read from the
+                    count stage), OOD, exhibits; the digit half from :mod:`.digits.stages`
 calibrate concepts  one block: temperature on the head-to-head nets' concept heads
-calibrate digits    one block: the digit heads' calibrators, before / after
-calibrate aggregate distributions and claim rates; the digit exhibit's reliability
+calibrate aggregate distributions and claim rates; the digit half from :mod:`.digits.stages`
+calibrate variant   one knob level x block (:mod:`.sensitivity`)
+calibrate sensitivity  every claim at every measured knob level (:mod:`.sensitivity`)
 
-The jobs and their artifacts are declared in :mod:`.artifacts`; the computations live in
-:mod:`.concept_sweep`, :mod:`.digit_sweep`, :mod:`.summaries` (tables over seeds) and
-:mod:`.claims` (the chapter's claims, thresholds in params.yaml); console tables in
-:mod:`.printing`.  Heavy modules are imported inside the functions that need them.
+Every stage after generate takes a task's formula from the generate stage's certificate
+(:func:`.tasks.certified_tasks`), never from params.yaml again.  The jobs and their artifacts
+are declared in :mod:`.artifacts`; the computations live in :mod:`.concept_sweep`,
+:mod:`.summaries` (tables over seeds) and :mod:`.claims` (the chapter's claims, thresholds in
+params.yaml); console tables in :mod:`.printing`.  Heavy modules are imported inside the
+functions that need them.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
+from ..errors import bad_value, check_claim
 from ..logic.knowledge import all_states, state_str
 from ..sweep import check_claims, claim_table, distribution_table, sweep_metrics
 from . import printing
+from .blocks import gather, job_seeds
 from .categorical_counts import categorical_count_tables
 from .concept_sweep import model_datasets
 from .count_tables import count_table, frac_key, n_opt_plot
-from .tasks import POINT_COLUMNS, SPLITS, certify_task, make_task, resolve_knowledge, task_rows
+from .digits import stages as digit_stages
+from .tasks import (
+    POINT_COLUMNS,
+    SPLITS,
+    certify_task,
+    generated_tasks,
+    make_task,
+    resolve_knowledge,
+    task_rows,
+)
 
 # ---------------------------------------------------------------------------
 # generate
@@ -90,11 +105,11 @@ def generate(ctx) -> None:
     p = ctx.params
     demo = p["demo"]
     point_rows, cert_rows, metrics = [], [], {}
-    certificates = {}
+    certificates, knowledges = {}, {}
     for name, fracs in _generated_fracs(p).items():
         for frac in fracs:
             task = _task_from_params(p, name, frac, demo)
-            knowledge = task.knowledge
+            knowledge = knowledges[name] = task.knowledge
             cert = certify_task(task)  # raises ClaimFailed on any broken promise
             certificates[name, frac] = cert
             ctx.log(
@@ -143,15 +158,15 @@ def generate(ctx) -> None:
     _generate_model_points(ctx)
     ctx.write_table("certificate", pd.DataFrame(cert_rows), key=["task", "support_frac", "split"])
     ctx.write_metrics(metrics)
-    _print_certificate(ctx, certificates)
+    _print_certificate(ctx, certificates, knowledges[demo["task"]])
 
 
-def _print_certificate(ctx, certificates: dict) -> None:
+def _print_certificate(ctx, certificates: dict, knowledge) -> None:
+    """The demo task's certificate (``knowledge``: its formula) and every generated task's."""
     p = ctx.params
     demo = p["demo"]
     name, frac = demo["task"], p["support_frac"]
     cert = certificates[name, frac]
-    knowledge = resolve_knowledge(name, p["tasks"][name], seed=p["seed"])
     k = cert["k"]
     rows = []
     for split in SPLITS:
@@ -214,7 +229,7 @@ def _print_certificate(ctx, certificates: dict) -> None:
 def count(ctx) -> None:
     """N_opt of every task x support x extractor, certified; the MNIST-Addition count tables."""
     p = ctx.params
-    supports, tasks = _realized_supports(ctx)
+    supports, tasks = _realized_supports(ctx), generated_tasks(ctx)
     table, dimacs, metrics = count_table(p, supports, tasks)
     ctx.write_table("n_opt", table, key=["task", "support_frac", "extractor"])
     ctx.write_table("dimacs", dimacs, key=["task", "support_frac", "extractor", "formula"])
@@ -242,69 +257,19 @@ def count_rsbench(ctx) -> None:
     printing.rsbench_counts(tables.counts)
 
 
-def _realized_supports(ctx) -> tuple[dict, dict]:
-    """Per (task, frac): the support read off the generated train split; each task's (K, k)."""
+def _realized_supports(ctx) -> dict:
+    """Per (task, frac): the support read off the generated train split."""
     points = ctx.read_table("points", stage="generate")
-    cert = ctx.read_table("certificate", stage="generate")
     train_points = points[points["split"] == "train"]
-    supports = {
+    return {
         (task, float(frac)): sorted(set(group["g"]))
         for (task, frac), group in train_points.groupby(["task", "support_frac"], sort=True)
     }
-    tasks = {row.task: (row.knowledge, int(row.k)) for row in cert.itertuples(index=False)}
-    return supports, tasks
-
-
-# ---------------------------------------------------------------------------
-# generate digits: MNIST-Addition tuples on real handwritten digits
-# ---------------------------------------------------------------------------
-
-
-def generate_digits(ctx) -> None:
-    """Every digit support's task: image pools, tuples with gold digits, the certificate, and
-    sample images of the head-to-head support."""
-    from . import digit_sweep, digits, printing
-
-    d = ctx.params["digits"]
-    tasks = digit_sweep.generate_tasks(d, seed=int(ctx.params["seed"]))
-    tables = digit_sweep.generated_tables(tasks)
-    cert = pd.concat(
-        [digits.certificate(t).assign(support=name) for name, t in tasks.items()],
-        ignore_index=True,
-    )
-    h2h = d["head_to_head"]["support"]
-    ctx.write_table("digit_tuples", tables["tuples"], key=["support", "split", "point"])
-    ctx.write_table("digit_pools", tables["pools"], key=["support", "image"])
-    ctx.write_table("digit_supports", tables["supports"], key=["support", "state"])
-    ctx.write_table("digit_certificate", cert, key=["support", "kind", "split", "item"])
-    ctx.write_table(
-        "digit_samples",
-        digits.sample_table(tasks[h2h], n=12).assign(support=h2h),
-        key=["point", "position"],
-    )
-    printing.digit_certificate(cert, tasks)
-    ctx.write_metrics(
-        {
-            "digits": {
-                name: {
-                    "n_support": len(t.support),
-                    **{f"{split}_points": len(t.splits[split]) for split in digits.SPLITS},
-                }
-                for name, t in tasks.items()
-            }
-        }
-    )
 
 
 # ---------------------------------------------------------------------------
 # train / score / calibrate: the concept models over seeds, in blocks
 # ---------------------------------------------------------------------------
-
-
-def _block(ctx) -> list[int]:
-    from .artifacts import block_seeds
-
-    return block_seeds(ctx.wildcards["block"], ctx.params["seed_block"])
 
 
 def _h2h_key(p: dict) -> tuple[str, float]:
@@ -315,8 +280,8 @@ def _datasets(ctx):
     """Every model dataset, read back from the generate stage."""
     from .concept_sweep import load_dataset
 
-    points = ctx.read_table("model_points", stage="generate")
-    return [load_dataset(points, ctx.params, t, f) for t, f in model_datasets(ctx.params)]
+    points, tasks = ctx.read_table("model_points", stage="generate"), generated_tasks(ctx)
+    return [load_dataset(points, tasks[t], f) for t, f in model_datasets(ctx.params)]
 
 
 def train_concepts(ctx) -> None:
@@ -324,7 +289,7 @@ def train_concepts(ctx) -> None:
     concept-supervised twins on the head-to-head dataset."""
     from .concept_sweep import block_weights, model_config, train_block
 
-    p, seeds = ctx.params, _block(ctx)
+    p, seeds = ctx.params, job_seeds(ctx)
     config = model_config(p["models"])
     frames = []
     for data in _datasets(ctx):
@@ -371,35 +336,6 @@ def train_exhibit(ctx) -> None:
     ctx.write_metrics({"exhibit": {"scan": n_scan, "seed": -1 if seed is None else seed}})
 
 
-def _digit_tasks(ctx) -> dict:
-    from .digits import task_from_tables
-
-    tuples = ctx.read_table("digit_tuples", stage="generate")
-    pools = ctx.read_table("digit_pools", stage="generate")
-    supports = ctx.read_table("digit_supports", stage="generate")
-    seed = int(ctx.params["seed"])
-    return {
-        name: task_from_tables(tuples, pools, supports, support=name, seed=seed)
-        for name in ctx.params["digits"]["supports"]
-    }
-
-
-def train_digits(ctx) -> None:
-    """One block of seeds: every (digit support, mitigation) model."""
-    from . import digit_sweep
-
-    d = ctx.params["digits"]
-    weights, labels = digit_sweep.train_block(
-        _digit_tasks(ctx),
-        mitigations=digit_sweep.mitigation_names(d),
-        seeds=_block(ctx),
-        config=digit_sweep.config_from_params(d),
-        log=ctx.log,
-    )
-    ctx.write_table("digit_weights", weights, key=["support", "mitigation", "seed", "array"])
-    ctx.write_table("digit_label_predictions", labels, key=["support", "seed", "split", "point"])
-
-
 def score_concepts(ctx) -> None:
     """One block: every net's outcome (alpha, label-perfect, shortcut, collapse) and the
     head-to-head nets' concept panels."""
@@ -421,42 +357,6 @@ def score_concepts(ctx) -> None:
     ctx.write_table("concept_panels", panels, key=["seed", "model"])
 
 
-def _digit_predictions(ctx):
-    from . import digit_sweep
-
-    d = ctx.params["digits"]
-    block = ctx.wildcards["block"]
-    return digit_sweep.block_predictions(
-        _digit_tasks(ctx),
-        ctx.read_table("digit_weights", stage="train", block=block),
-        ctx.read_table("digit_label_predictions", stage="train", block=block),
-        mitigations=digit_sweep.mitigation_names(d),
-        seeds=_block(ctx),
-        config=digit_sweep.config_from_params(d),
-    )
-
-
-def score_digits(ctx) -> None:
-    """One block: every digit model's panel, map, shortcut flag, whether its map is one of the
-    counter's optima, and its confusion matrix."""
-    from . import digit_sweep
-    from .digits_eval import counter_is_optimum
-
-    d = ctx.params["digits"]
-    runs, confusion = digit_sweep.score_block(
-        _digit_predictions(ctx),
-        min_acc_y=float(d["min_acc_y"]),
-        n_bins=int(d["n_bins"]),
-        is_optimum=counter_is_optimum,
-    )
-    ctx.write_table("digit_runs", runs, key=["support", "mitigation", "seed"])
-    ctx.write_table(
-        "digit_confusion",
-        confusion,
-        key=["support", "mitigation", "seed", "true_digit", "predicted_digit"],
-    )
-
-
 def calibrate_concepts(ctx) -> None:
     """One block: temperature scaling of both head-to-head nets' concept heads."""
     from . import claims
@@ -470,40 +370,9 @@ def calibrate_concepts(ctx) -> None:
     ctx.write_table("concept_calibration", table, key=["seed", "model", "method"])
 
 
-def calibrate_digits(ctx) -> None:
-    """One block: every digit model's heads calibrated (fitted on val, audited on test)."""
-    from . import claims, digit_sweep
-
-    d = ctx.params["digits"]
-    h2h = d["head_to_head"]["support"]
-    supervised = digit_sweep.supervised_name(d)
-    table, reliability = digit_sweep.calibrate_block(
-        _digit_predictions(ctx),
-        methods=list(d["calibration"]["methods"]),
-        n_bins=int(d["n_bins"]),
-        reliability_for={(h2h, "label_only"), (h2h, supervised)},
-    )
-    claims.check_accuracy_kept(table, what="digit model", name="mitigation")
-    ctx.write_table("digit_calibration", table, key=["support", "mitigation", "seed", "method"])
-    ctx.write_table(
-        "digit_reliability",
-        reliability,
-        key=["support", "mitigation", "seed", "method", "reading", "target", "class", "bin"],
-    )
-
-
 # ---------------------------------------------------------------------------
 # aggregates: distributions over seeds, claim rates, the exhibits
 # ---------------------------------------------------------------------------
-
-
-def _gather(ctx, name: str, stage: str) -> pd.DataFrame:
-    """A block table over the blocks covering the sweep, restricted to seeds 0..n_seeds-1."""
-    from .artifacts import n_blocks
-    from .summaries import seeds_of
-
-    frames = [ctx.read_table(name, stage=stage, block=b) for b in range(n_blocks(ctx.params))]
-    return seeds_of(frames, ctx.seeds)
 
 
 def _h2h_exhibit(ctx) -> dict:
@@ -517,7 +386,10 @@ def _h2h_exhibit(ctx) -> dict:
         ctx.read_table("exhibit_scan", stage="train"), n_scan=int(p["models"]["exhibit_scan"])
     )
     concepts = ctx.read_table("exhibit_concepts", stage="train")
-    data = load_dataset(ctx.read_table("model_points", stage="generate"), p, *_h2h_key(p))
+    task, frac = _h2h_key(p)
+    data = load_dataset(
+        ctx.read_table("model_points", stage="generate"), generated_tasks(ctx)[task], frac
+    )
     if exhibit["seed"] is not None:
         states = [state_str(s) for s in all_states(data.knowledge.k)]
         panel, alpha, occurrence, alphas = exhibit_tables(
@@ -546,7 +418,7 @@ def _aggregate_h2h(ctx, runs: pd.DataFrame) -> dict:
     from .summaries import H2H_METRICS, h2h_summary, ood_table
 
     p = ctx.params
-    panels = _gather(ctx, "concept_panels", "score")
+    panels = gather(ctx, "concept_panels", "score")
     summary = h2h_summary(panels, runs, models=p["models"], thresholds=p["claims"]["thresholds"])
     dist = distribution_table(summary, H2H_METRICS)
     verdicts = claim_table(summary, claims.H2H_CLAIMS, p["claims"])
@@ -574,21 +446,48 @@ def _aggregate_h2h(ctx, runs: pd.DataFrame) -> dict:
     }
 
 
+def _counted_log2(ctx, cells: list) -> dict:
+    """log2 N_opt of every incidence cell (joint extractor), read from the count stage's
+    certified table, which must have counted the cell's own support."""
+    table = ctx.read_table("n_opt", stage="count")
+    source = str(ctx.registry.path("count", "n_opt"))
+    rows = {
+        (r.task, float(r.support_frac)): r
+        for r in table[table["extractor"] == "joint"].itertuples(index=False)
+    }
+    out = {}
+    for task, frac, _, support in cells:
+        row = rows.get((task, frac))
+        if row is None:
+            raise bad_value(
+                "shortcuts.incidence's cell",
+                "a task and support fraction the count stage counted (of shortcuts.tasks x "
+                "shortcuts.support_fracs)",
+                f"{task} at {frac:g}",
+                where=source,
+            )
+        check_claim(
+            set(row.support.split(",")) == set(support),
+            f"{source}: the count of {task} at support {frac:g} is of support "
+            f"{{{row.support}}}, the model dataset's is {{{','.join(support)}}}",
+        )
+        out[task, frac] = float(row.log2_n_opt)
+    return out
+
+
 def _aggregate_incidence(ctx, runs: pd.DataFrame) -> dict:
     """The incidence cells: shortcut rate over seeds beside log2 N_opt of each cell."""
-    from ..counting import count_optima
     from . import printing
     from .summaries import incidence_table, metric_token
 
     inc = ctx.params["incidence"]
     data = {(d.task, d.support_frac): d for d in _datasets(ctx)}
-    cells, log2 = [], {}
+    cells = []
     for task in inc["tasks"]:
         for frac in (float(f) for f in inc["support_fracs"]):
             d = data[task, frac]
             cells.append((task, frac, d.knowledge.k, d.support))
-            log2[task, frac] = count_optima(d.knowledge, list(d.support)).log2_n_opt
-    table = incidence_table(runs, cells, log2)
+    table = incidence_table(runs, cells, _counted_log2(ctx, cells))
     ctx.write_table("incidence", table, key=["task", "support_frac"])
     ctx.write_plot(
         "incidence", table[["task", "support_frac", "log2_n_opt", "rate", "rate_lo", "rate_hi"]]
@@ -607,117 +506,30 @@ def _aggregate_incidence(ctx, runs: pd.DataFrame) -> dict:
     }
 
 
-def _digit_counts(ctx) -> dict:
-    """log2 N_opt and n_distinct of every digit support, from the categorical counter."""
-    from .digits_eval import counter_count
-
-    supports = ctx.read_table("digit_supports", stage="generate")
-    out = {}
-    for name, rows in supports.groupby("support", sort=True):
-        observed = [
-            tuple(int(v) for v in s.split(":")) for s in rows.loc[rows["observed"], "state"]
-        ]
-        first = rows.iloc[0]
-        out[name] = counter_count(
-            observed,
-            knowledge=str(first["knowledge"]),
-            n_digits=int(first["n_digits"]),
-            n_positions=int(first["n_positions"]),
-        )
-    return out
-
-
-def _digit_exhibit(ctx, summary: pd.DataFrame, runs: pd.DataFrame, models: list[str]) -> dict:
-    from .summaries import digit_exhibit_panel, pick_digit_exhibit
-
-    p = ctx.params
-    support = p["digits"]["head_to_head"]["support"]
-    exhibit = pick_digit_exhibit(summary, rule=p["exhibit"]["digits"])
-    seed = exhibit["seed"]
-    panel, maps = digit_exhibit_panel(runs, support=support, seed=seed, models=models)
-    confusion = ctx.read_table("digit_confusion", stage="score", block=seed // int(p["seed_block"]))
-    confusion = confusion[
-        (confusion["support"] == support)
-        & (confusion["seed"] == seed)
-        & confusion["mitigation"].isin(models)
-    ]
-    ctx.write_table("digit_exhibit", pd.DataFrame([{**exhibit, "support": support}]), key=["rule"])
-    ctx.write_table("digit_exhibit_panel", panel, key=["row"])
-    ctx.write_table("digit_exhibit_maps", maps, key=["model"])
-    ctx.write_table(
-        "digit_exhibit_confusion", confusion, key=["mitigation", "true_digit", "predicted_digit"]
-    )
-    return {**exhibit, "maps": maps}
-
-
-def _aggregate_digits(ctx) -> dict:
-    """The digit head-to-head over seeds, the mitigation sweep, incidence and the exhibit."""
-    from . import claims, printing
-    from .digit_sweep import mitigation_names, supervised_name
-    from .summaries import DIGIT_METRICS, digit_incidence, digit_summary, digit_sweep, metric_token
-
-    p, d = ctx.params, ctx.params["digits"]
-    names, supervised = mitigation_names(d), supervised_name(d)
-    supports = list(d["supports"])
-    runs = _gather(ctx, "digit_runs", "score")
-    summary = digit_summary(
-        runs,
-        support=d["head_to_head"]["support"],
-        supervised=supervised,
-        thresholds=p["claims"]["thresholds"],
-    )
-    dist = distribution_table(summary, DIGIT_METRICS)
-    verdicts = claim_table(summary, claims.DIGIT_CLAIMS, p["claims"])
-    sweep = digit_sweep(runs, supports=supports, mitigations=names)
-    table = ctx.read_table("digit_supports", stage="generate")
-    sizes = table[table["observed"]].groupby("support").size().to_dict()
-    inc = digit_incidence(
-        runs, supports=supports, mitigations=names, sizes=sizes, counts=_digit_counts(ctx)
-    )
-    exhibit = _digit_exhibit(ctx, summary, runs, ["label_only", supervised])
-    ctx.write_table("digit_summaries", summary, key=["seed"])
-    ctx.write_table("digit_distribution", dist, key=["order"])
-    ctx.write_table("digit_claims", verdicts, key=["order"])
-    ctx.write_table("digit_sweep", sweep, key=["order", "metric"])
-    ctx.write_table("digit_incidence", inc, key=["order"])
-    ctx.write_plot("digit_incidence", inc)
-    printing.digits(dist, verdicts, sweep, inc, exhibit)
-    check_claims(verdicts, where=f"shortcuts digits over {len(summary)} seeds")
-    return {
-        "digits": sweep_metrics(dist, verdicts, claims.DIGIT_CLAIMS),
-        "digit_incidence": {
-            r["support"]: {metric_token(r["mitigation"]): r["rate"]}
-            for r in inc.to_dict("records")
-            if r["mitigation"] != "neural"
-        },
-        "digit_exhibit": {"seed": exhibit["seed"], "rank": exhibit["rank"]},
-    }
-
-
 def score_aggregate(ctx) -> None:
     """Every seed-dependent table of the concept models as a distribution over seeds, with the
     chapter's claim rates; the exhibits picked by their declared rules."""
-    runs = _gather(ctx, "concept_runs", "score")
+    runs = gather(ctx, "concept_runs", "score")
     ctx.write_metrics(
         {
             **_aggregate_h2h(ctx, runs),
             **_aggregate_incidence(ctx, runs),
-            **_aggregate_digits(ctx),
+            **digit_stages.aggregate_scores(ctx),
         }
     )
 
 
 def calibrate_aggregate(ctx) -> None:
-    """Concept-head calibration over seeds: distributions, claim rates, the digit table and
-    the digit exhibit's per-class reliability."""
+    """Concept-head calibration over seeds: distributions, claim rates (the concept and the digit
+    heads' claims), with the digit half (:func:`.digits.stages.aggregate_calibration`)."""
     from . import claims, printing
-    from .digit_sweep import mitigation_names, supervised_name
-    from .summaries import CALIBRATION_METRICS, calibration_summary, digit_calibration_table
+    from .digits.sweep import supervised_name
+    from .summaries import CALIBRATION_METRICS, calibration_summary
 
     p, d = ctx.params, ctx.params["digits"]
-    digits = _gather(ctx, "digit_calibration", "calibrate")
+    digits, table = digit_stages.aggregate_calibration(ctx)
     summary = calibration_summary(
-        _gather(ctx, "concept_calibration", "calibrate"),
+        gather(ctx, "concept_calibration", "calibrate"),
         digits,
         support=d["head_to_head"]["support"],
         supervised=supervised_name(d),
@@ -725,23 +537,9 @@ def calibrate_aggregate(ctx) -> None:
     )
     dist = distribution_table(summary, CALIBRATION_METRICS)
     verdicts = claim_table(summary, claims.CALIBRATION_CLAIMS, p["claims"])
-    table = digit_calibration_table(
-        digits, supports=list(d["supports"]), mitigations=mitigation_names(d)
-    )
-    seed = int(ctx.read_table("digit_exhibit", stage="score")["seed"].iloc[0])
-    reliability = ctx.read_table(
-        "digit_reliability", stage="calibrate", block=seed // int(p["seed_block"])
-    )
-    reliability = reliability[reliability["seed"] == seed]
     ctx.write_table("calibration_summaries", summary, key=["seed"])
     ctx.write_table("calibration_distribution", dist, key=["order"])
     ctx.write_table("calibration_claims", verdicts, key=["order"])
-    ctx.write_table("digit_calibration_table", table, key=["order", "metric"])
-    ctx.write_table(
-        "digit_exhibit_reliability",
-        reliability,
-        key=["mitigation", "method", "reading", "target", "class", "bin"],
-    )
     printing.calibration(dist, verdicts, table)
     check_claims(verdicts, where=f"shortcuts concept-head calibration over {len(summary)} seeds")
     ctx.write_metrics({"concept_heads": sweep_metrics(dist, verdicts, claims.CALIBRATION_CLAIMS)})
@@ -761,20 +559,21 @@ def calibrate_sensitivity(ctx) -> None:
     sensitivity(ctx)
 
 
-# The jobs of this instrument (declared in artifacts.py) and the function each runs.
+# The jobs of this instrument (declared in artifacts.py) and the function each runs: the
+# concept nets' here, the digits' in digits/stages.py.
 STAGE_FUNCTIONS = {
     ("generate", None): generate,
-    ("generate", "digits"): generate_digits,
+    ("generate", "digits"): digit_stages.generate_digits,
     ("count", None): count,
     ("count", "rsbench"): count_rsbench,
     ("train", "concepts"): train_concepts,
     ("train", "exhibit"): train_exhibit,
-    ("train", "digits"): train_digits,
+    ("train", "digits"): digit_stages.train_digits,
     ("score", "concepts"): score_concepts,
-    ("score", "digits"): score_digits,
+    ("score", "digits"): digit_stages.score_digits,
     ("score", "aggregate"): score_aggregate,
     ("calibrate", "concepts"): calibrate_concepts,
-    ("calibrate", "digits"): calibrate_digits,
+    ("calibrate", "digits"): digit_stages.calibrate_digits,
     ("calibrate", "aggregate"): calibrate_aggregate,
     ("calibrate", "variant"): calibrate_variant,
     ("calibrate", "sensitivity"): calibrate_sensitivity,

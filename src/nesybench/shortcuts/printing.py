@@ -104,9 +104,9 @@ def calibration(dist, verdicts, table: pd.DataFrame) -> None:
 
 
 def count_table(table, tasks: dict) -> None:
-    """The spec's N_opt table, wide, and each task's knowledge."""
+    """The spec's N_opt table, wide, and each task's knowledge (``tasks``: CertifiedTask by
+    name)."""
     from ..counting import label_class_sizes
-    from ..logic.knowledge import make_knowledge
     from .count_tables import count_table_wide
 
     print_table(
@@ -115,8 +115,8 @@ def count_table(table, tasks: dict) -> None:
         floatfmt="{:.2f}",
     )
     for name in sorted(tasks):
-        spec, k = tasks[name]
-        knowledge = make_knowledge(spec, k)
+        knowledge = tasks[name].knowledge
+        k = knowledge.k
         _, n1 = label_class_sizes(knowledge)
         print(f"  {name} (k={k}): {knowledge.describe()}   ({n1}/{2**k} states satisfy)")
 

@@ -2,7 +2,7 @@
 
 ``section(loader)`` concatenates the blocks of the generator and the count (here), of
 the concept nets over seeds (:mod:`.report_models`) and of the real digits and
-concept-head calibration (:mod:`.report_digits`).
+concept-head calibration (:mod:`.digits.report`).
 """
 
 from __future__ import annotations
@@ -296,7 +296,7 @@ def rsbench_blocks(loader) -> list[Block]:
 def section(loader) -> list[Block]:
     """The shortcuts section: the generator certificate and the counts, then the concept nets
     over seeds, then real digits and concept-head calibration."""
-    from .report_digits import digit_blocks
+    from .digits.report import digit_blocks
     from .report_models import model_blocks
     from .report_sensitivity import sensitivity_section
 

@@ -35,11 +35,12 @@ from ..sensitivity import (
     variant_tokens,
 )
 from ..sweep import SeedClaim
-from .artifacts import RESCORED, n_blocks
+from .artifacts import RESCORED
+from .blocks import gather
 from .claims import CALIBRATION_CLAIMS, H2H_CLAIMS
 from .incidence import OPTIMUM_KINDS, optimum_kind, rescore_runs
-from .summaries import concept_calibration_summary, h2h_summary, seeds_of
-from .tasks import resolve_knowledge
+from .summaries import concept_calibration_summary, h2h_summary
+from .tasks import generated_tasks
 
 __all__ = ["CLAIMS", "variant", "sensitivity"]
 
@@ -73,30 +74,23 @@ def variant(ctx) -> None:
         ctx.write_table(name, tables[source], key=key)
 
 
-def _gather(ctx, name: str, stage: str, **wildcards) -> pd.DataFrame:
-    frames = [
-        ctx.read_table(name, stage=stage, block=b, **wildcards) for b in range(n_blocks(ctx.params))
-    ]
-    return seeds_of(frames, ctx.seeds)
-
-
 def _settings(ctx) -> dict[str, dict[str, pd.DataFrame]]:
     """Every training setting's runs, panels and concept-head calibration over the seeds."""
     m = ctx.params["models"]
     h2h = (m["task"], float(m["support_frac"]))
     ood = (m["task"], float(m["ood_support_frac"]))
-    runs = _gather(ctx, "concept_runs", "score")
+    runs = gather(ctx, "concept_runs", "score")
     keep = [(t, f) in (h2h, ood) for t, f in zip(runs["task"], runs["support_frac"])]
     out = {
         DEFAULT: {
             "runs": runs[keep].reset_index(drop=True),
-            "panels": _gather(ctx, "concept_panels", "score"),
-            "calibration": _gather(ctx, "concept_calibration", "calibrate"),
+            "panels": gather(ctx, "concept_panels", "score"),
+            "calibration": gather(ctx, "concept_calibration", "calibrate"),
         }
     }
     for token in variant_tokens(ctx.params, rescored=RESCORED):
         out[token] = {
-            key: _gather(ctx, f"variant_{key}", "calibrate", variant=token)
+            key: gather(ctx, f"variant_{key}", "calibrate", variant=token)
             for key in ("runs", "panels", "calibration")
         }
     return out
@@ -122,18 +116,17 @@ def _verdicts(tables: dict, section: dict, threshold: float) -> pd.DataFrame:
     return h2h.merge(cal, on="seed", how="inner", validate="one_to_one")
 
 
-def _state_labels(section: dict) -> dict[str, int]:
-    task = section["models"]["task"]
-    knowledge = resolve_knowledge(task, section["tasks"][task], seed=int(section["seed"]))
+def _state_labels(ctx) -> dict[str, int]:
+    """K(g) of every state of the head-to-head task, from its certified formula."""
+    knowledge = generated_tasks(ctx)[ctx.params["models"]["task"]].knowledge
     states = all_states(knowledge.k)
     return {state_str(s): int(y) for s, y in zip(states, knowledge.labels(states))}
 
 
-def _kinds(settings: dict, section: dict, thresholds: list[float]):
+def _kinds(settings: dict, section: dict, thresholds: list[float], labels: dict[str, int]):
     """The kind of optimum of every label-only head-to-head run, per setting and threshold:
     per seed, and counted (with the collapse rate and its Wilson interval)."""
     m = section["models"]
-    labels = _state_labels(section)
     per_seed, counts = [], []
     for setting, tables in settings.items():
         runs = tables["runs"]
@@ -206,7 +199,7 @@ def sensitivity(ctx) -> None:
     for t in thresholds[1:]:
         verdicts[variant_token(THRESHOLD, t)] = _verdicts(settings[DEFAULT], p, t)
     table = sensitivity_table(verdicts, CLAIMS, p)
-    per_seed, counts = _kinds(settings, p, thresholds)
+    per_seed, counts = _kinds(settings, p, thresholds, _state_labels(ctx))
     ctx.write_table("sensitivity", table, key=["order"])
     ctx.write_table("knobs", knob_table(p), key=["order"])
     ctx.write_table("optimum_kinds", counts, key=["order"])

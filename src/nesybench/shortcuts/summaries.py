@@ -3,41 +3,34 @@
 Every function takes the per-model rows the block jobs wrote (one row per model and seed)
 and returns a table the aggregates write: one summary row per seed for the head-to-heads,
 distributions per sweep cell, incidence with Wilson intervals, and the exhibits picked by
-their declared rules.
+their declared rules.  The digit pipeline's tables are in :mod:`.digits.summaries`.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 
-import numpy as np
 import pandas as pd
 
 from ..errors import InputError
 from ..metrics.stats import wilson_interval
-from ..sweep import Metric, bootstrap_mean_interval
-from .claims import calibration_seed_claims, digit_seed_claims, h2h_seed_claims
+from ..sweep import Metric
+from .claims import calibration_seed_claims, h2h_seed_claims
 from .incidence import incidence_counts
 
 __all__ = [
     "H2H_METRICS",
-    "DIGIT_METRICS",
     "CALIBRATION_METRICS",
-    "SWEEP_METRICS",
+    "by_seed",
+    "panel_word",
     "metric_token",
     "seeds_of",
     "h2h_summary",
     "incidence_table",
     "ood_table",
     "scan_exhibit",
-    "digit_summary",
-    "digit_sweep",
-    "digit_incidence",
-    "pick_digit_exhibit",
     "calibration_summary",
     "concept_calibration_summary",
-    "digit_calibration_table",
 ]
 
 PANEL = ("acc_y", "acc_c", "f1_c", "cls_c", "ece_c")
@@ -65,17 +58,6 @@ H2H_METRICS = (
     Metric("ood_task_accuracy_test", "label-only AccY on the biased support (test)"),
     Metric("ood_task_accuracy_ood", "label-only AccY off the biased support (ood)"),
 )
-
-DIGIT_PANEL = ("acc_y", "acc_y_ood", "acc_c", "f1_c", "cls_c", "ece_c")
-DIGIT_METRICS = (
-    *(Metric(f"label_only_{panel_word(k)}", f"label-only {k}") for k in DIGIT_PANEL),
-    *(Metric(f"sup_{panel_word(k)}", f"concept-supervised {k}") for k in DIGIT_PANEL),
-    Metric("task_accuracy_gap", "AccY label-only - supervised (test)"),
-    Metric("task_accuracy_ood_gap", "AccY-OOD supervised - label-only"),
-)
-
-# The numbers of the mitigation sweep, per (support, mitigation) cell.
-SWEEP_METRICS = ("acc_y", "acc_y_ood", "acc_c", "f1_c", "cls_c", "cls_c_digits", "ece_c")
 
 CALIBRATION_METRICS = (
     Metric("label_only_tau", "label-only net: fitted temperature"),
@@ -120,7 +102,8 @@ def seeds_of(frames: Sequence[pd.DataFrame], seeds: Sequence[int]) -> pd.DataFra
 # ---- binary concept nets ----------------------------------------------------------------
 
 
-def _one(table: pd.DataFrame, what: str) -> pd.DataFrame:
+def by_seed(table: pd.DataFrame, what: str) -> pd.DataFrame:
+    """One model's rows indexed by seed; a seed twice is refused, naming ``what``."""
     dup = table.duplicated("seed")
     if dup.any():
         raise InputError(f"{what}: seed {int(table.loc[dup, 'seed'].iloc[0])} appears twice")
@@ -133,17 +116,17 @@ def h2h_summary(
     """One row per seed: both head-to-head nets' panels, the label-only run's outcome, the OOD
     run's accuracies, and the directional claims' verdicts (:func:`.claims.h2h_seed_claims`)."""
     task, frac = models["task"], float(models["support_frac"])
-    lo = _one(panels[panels["model"] == "label_only"], "label-only panels")
-    sup = _one(panels[panels["model"] == "concept_sup"], "twin panels")
+    lo = by_seed(panels[panels["model"] == "label_only"], "label-only panels")
+    sup = by_seed(panels[panels["model"] == "concept_sup"], "twin panels")
     at = runs[(runs["task"] == task) & (runs["support_frac"] == frac)]
-    lo_run = _one(at[at["model"] == "label_only"], "label-only runs")
-    sup_run = _one(at[at["model"] == "concept_sup"], "twin runs")
+    lo_run = by_seed(at[at["model"] == "label_only"], "label-only runs")
+    sup_run = by_seed(at[at["model"] == "concept_sup"], "twin runs")
     ood = runs[
         (runs["task"] == task)
         & (runs["support_frac"] == float(models["ood_support_frac"]))
         & (runs["model"] == "label_only")
     ]
-    ood = _one(ood, "OOD runs")
+    ood = by_seed(ood, "OOD runs")
     rows = []
     for seed in sorted(lo.index):
         row = {"seed": int(seed)}
@@ -250,157 +233,12 @@ def scan_exhibit(scan: pd.DataFrame, *, n_scan: int) -> dict:
 # ---- digits -------------------------------------------------------------------------------
 
 
-def digit_summary(
-    runs: pd.DataFrame, *, support: str, supervised: str, thresholds: Mapping
-) -> pd.DataFrame:
-    """One row per seed of the digit head-to-head on ``support``: the label-only and the
-    ``supervised`` model's numbers, the paired gaps and the claims' verdicts."""
-    at = runs[runs["support"] == support]
-    lo = _one(at[at["mitigation"] == "label_only"], "label-only digit runs")
-    sup = _one(at[at["mitigation"] == supervised], f"{supervised} digit runs")
-    rows = []
-    for seed in sorted(lo.index):
-        row = {"seed": int(seed)}
-        row.update({f"label_only_{panel_word(k)}": float(lo.loc[seed, k]) for k in DIGIT_PANEL})
-        row.update({f"sup_{panel_word(k)}": float(sup.loc[seed, k]) for k in DIGIT_PANEL})
-        row.update(
-            task_accuracy_gap=row["label_only_task_accuracy"] - row["sup_task_accuracy"],
-            task_accuracy_ood_gap=row["sup_task_accuracy_ood"]
-            - row["label_only_task_accuracy_ood"],
-            label_only_shortcut=bool(lo.loc[seed, "shortcut"]),
-            sup_shortcut=bool(sup.loc[seed, "shortcut"]),
-            label_only_map=str(lo.loc[seed, "digit_map"]),
-            sup_map=str(sup.loc[seed, "digit_map"]),
-        )
-        row.update(digit_seed_claims(row, thresholds))
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def digit_sweep(runs: pd.DataFrame, *, supports: Sequence[str], mitigations: Sequence[str]):
-    """The mitigation sweep: per (support, mitigation) and metric, the mean over seeds, the
-    standard deviation and a 95% bootstrap interval of the mean (resampling seeds; the stream
-    is named after the cell and metric)."""
-    rows = []
-    for order, (support, mitigation) in enumerate((s, m) for s in supports for m in mitigations):
-        cell = runs[(runs["support"] == support) & (runs["mitigation"] == mitigation)]
-        for metric in SWEEP_METRICS:
-            values = cell[metric].to_numpy(dtype=float)
-            finite = values[np.isfinite(values)]
-            if len(finite) == 0:
-                continue  # the baseline has no concepts; the full support has no ood split
-            lo, hi = bootstrap_mean_interval(finite, name=f"{support}/{mitigation}/{metric}")
-            rows.append(
-                {
-                    "order": order,
-                    "support": support,
-                    "mitigation": mitigation,
-                    "metric": metric,
-                    "mean": float(finite.mean()),
-                    "sd": float(finite.std(ddof=1)) if len(finite) > 1 else 0.0,
-                    "lo": lo,
-                    "hi": hi,
-                    "n_seeds": int(len(finite)),
-                }
-            )
-    return pd.DataFrame(rows)
-
-
-def _count(values) -> int | None:
-    values = [v for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
-    return int(sum(bool(v) for v in values)) if values else None
-
-
-def digit_incidence(
-    runs: pd.DataFrame,
-    *,
-    supports: Sequence[str],
-    mitigations: Sequence[str],
-    sizes: Mapping[str, int],
-    counts: Mapping[str, Mapping],
-) -> pd.DataFrame:
-    """Per (support, mitigation): how many seeds land label-perfect, on the identity map
-    (label-perfect or not), on a shortcut (rate with a 95% Wilson interval) and on one of the
-    counter's optima, beside the support's size and its ``log2 N_opt`` and ``n_distinct`` from
-    the counter (NaN for a support ``counts`` does not name)."""
-    rows = []
-    for support in supports:
-        counted = counts.get(support, {})
-        for mitigation in mitigations:
-            cell = runs[(runs["support"] == support) & (runs["mitigation"] == mitigation)]
-            n = len(cell)
-            short = _count(cell["shortcut"])
-            lo, hi = wilson_interval(short or 0, n) if short is not None else (np.nan, np.nan)
-            optimum = _count(cell["map_is_optimum"])
-            rows.append(
-                {
-                    "order": len(rows),
-                    "support": support,
-                    "mitigation": mitigation,
-                    "n_support": int(sizes[support]),
-                    "log2_n_opt": float(counted.get("log2_n_opt", np.nan)),
-                    "n_distinct": float(counted.get("n_distinct", np.nan)),
-                    "n_seeds": n,
-                    "n_label_perfect": int(cell["label_perfect"].astype(bool).sum()),
-                    "n_identity_map": _count(cell["map_identity"]),
-                    "n_shortcut": short,
-                    "rate": short / n if short is not None and n else np.nan,
-                    "rate_lo": lo,
-                    "rate_hi": hi,
-                    "n_map_is_optimum": optimum,
-                }
-            )
-    table = pd.DataFrame(rows)
-    for col in ("n_identity_map", "n_shortcut", "n_map_is_optimum"):
-        table[col] = table[col].astype("Int64")
-    return table
-
-
-def pick_digit_exhibit(summary: pd.DataFrame, *, rule: str) -> dict:
-    """The digit exhibit seed: rule ``first_shortcut`` is the first seed whose label-only model
-    lands on a shortcut (seed 0 if none does, stated); ``first`` is seed 0.  Its rank is by
-    label-only AccC among the seeds (1 = lowest; ties by seed)."""
-    n = len(summary)
-    ordered = summary.sort_values(["label_only_concept_accuracy", "seed"], kind="mergesort")[
-        "seed"
-    ].tolist()
-    hits = summary[summary["label_only_shortcut"].astype(bool)].sort_values("seed")
-    if rule == "first_shortcut" and len(hits):
-        seed = int(hits["seed"].iloc[0])
-        statement = (
-            f"the first of seeds 0..{n - 1} whose label-only digit model lands on a shortcut"
-        )
-    elif rule in ("first_shortcut", "first"):
-        seed = int(summary["seed"].min())
-        statement = (
-            f"seed {seed}: no seed of 0..{n - 1} lands on a shortcut, so the first seed"
-            if rule == "first_shortcut"
-            else "the first seed"
-        )
-    else:
-        raise InputError(f"exhibit.digits must be first_shortcut or first, got {rule!r}")
-    value = float(summary.set_index("seed").loc[seed, "label_only_concept_accuracy"])
-    return {
-        "rule": rule,
-        "statement": statement,
-        "seed": seed,
-        "rank": ordered.index(seed) + 1,
-        "n_seeds": n,
-        "n_shortcut": int(len(hits)),
-        "metric": "label_only_concept_accuracy",
-        "value": value,
-    }
-
-
-# ---- calibration ----------------------------------------------------------------------------
-
-
 def concept_calibration_summary(concept: pd.DataFrame) -> pd.DataFrame:
     """One row per seed: the temperature fitted to each head-to-head net's concept heads, their
     ECE(C) before and after, and the concept claim's verdict (the label-only heads' ECE(C)
     goes down)."""
-    lo = _one(concept[concept["model"] == "label_only"], "label-only calibration")
-    sup = _one(concept[concept["model"] == "concept_sup"], "twin calibration")
+    lo = by_seed(concept[concept["model"] == "label_only"], "label-only calibration")
+    sup = by_seed(concept[concept["model"] == "concept_sup"], "twin calibration")
     rows = []
     for seed in sorted(lo.index):
         row = {
@@ -428,8 +266,8 @@ def calibration_summary(
     the digit heads' top-label ECE before and after ``method`` (label-only and ``supervised``
     on ``support``), and the claims' verdicts."""
     at = digits[(digits["support"] == support) & (digits["method"] == method)]
-    dlo = _one(at[at["mitigation"] == "label_only"], "label-only digit calibration")
-    dsup = _one(at[at["mitigation"] == supervised], f"{supervised} digit calibration")
+    dlo = by_seed(at[at["mitigation"] == "label_only"], "label-only digit calibration")
+    dsup = by_seed(at[at["mitigation"] == supervised], f"{supervised} digit calibration")
     rows = []
     for row in concept_calibration_summary(concept).to_dict("records"):
         seed = row["seed"]
@@ -448,51 +286,6 @@ def calibration_summary(
     return pd.DataFrame(rows)
 
 
-CALIBRATION_READINGS = ("ece_top", "ece_classwise", "nll", "brier", "acc")
-
-
-def digit_calibration_table(
-    digits: pd.DataFrame, *, supports: Sequence[str], mitigations: Sequence[str]
-) -> pd.DataFrame:
-    """Per (support, mitigation, method) and metric: the mean before and after over seeds and
-    the mean change with its 95% bootstrap interval (resampling seeds), in params order."""
-    rows = []
-    methods = list(dict.fromkeys(digits["method"]))
-    cells = [(s, m, k) for s in supports for m in mitigations for k in methods]
-    for order, key in enumerate(cells):
-        cell = digits[
-            (digits["support"] == key[0])
-            & (digits["mitigation"] == key[1])
-            & (digits["method"] == key[2])
-        ]
-        if cell.empty:
-            continue  # the neural baseline has no digit heads
-        for metric in CALIBRATION_READINGS:
-            before = cell[f"{metric}_before"].to_numpy(dtype=float)
-            after = cell[f"{metric}_after"].to_numpy(dtype=float)
-            change = after - before
-            lo, hi = bootstrap_mean_interval(change, name="/".join([*key, metric]))
-            rows.append(
-                {
-                    "order": order,
-                    "support": key[0],
-                    "mitigation": key[1],
-                    "method": key[2],
-                    "metric": metric,
-                    "before": float(before.mean()),
-                    "after": float(after.mean()),
-                    "change": float(change.mean()),
-                    "change_lo": lo,
-                    "change_hi": hi,
-                    "n_seeds": int(len(cell)),
-                    "tau_at_edge": int(cell["at_bracket_edge"].sum()),
-                }
-            )
-    return pd.DataFrame(rows)
-
-
-# ---- exhibits ------------------------------------------------------------------------------
-
 PANEL_ROWS = {
     "acc_y": ("AccY (label acc)", "labels cannot tell them apart"),
     "acc_c": ("AccC (concept acc)", "the shortcut signal: high AccY, low AccC"),
@@ -504,7 +297,8 @@ PANEL_ROWS = {
 
 
 def _model_panel(concepts, labels, model: str, split: str, *, source: str):
-    from .panel import concept_panel, learned_relabeling, predicted_concepts, unpack_concept_table
+    from .concept_table import unpack_concept_table
+    from .panel import concept_panel, learned_relabeling, predicted_concepts
 
     sel = concepts[(concepts["model"] == model) & (concepts["split"] == split)]
     points, c_true, probs = unpack_concept_table(
@@ -563,41 +357,3 @@ def exhibit_tables(
         ]
     )
     return panel, alpha, occurrence, alphas
-
-
-DIGIT_EXHIBIT_ROWS = {
-    "acc_y": "AccY in distribution (test)",
-    "acc_y_ood": "AccY out of distribution (ood)",
-    "acc_c": "AccC (digit acc, test)",
-    "f1_c": "F1(C) macro",
-    "cls_c": "Cls(C) collapse over digit pairs",
-    "cls_c_digits": "Cls(C) collapse over digits",
-    "ece_c": "ECE(C)",
-}
-
-
-def digit_exhibit_panel(runs: pd.DataFrame, *, support: str, seed: int, models: Sequence[str]):
-    """The digit exhibit's panel: one row per metric, one column per model (label-only and the
-    supervised twin of seed ``seed`` on ``support``), then the maps and their verdicts."""
-    at = runs[(runs["support"] == support) & (runs["seed"] == seed)].set_index("mitigation")
-    rows = [
-        {"row": i, "metric": name, "key": key, **{m: float(at.loc[m, key]) for m in models}}
-        for i, (key, name) in enumerate(DIGIT_EXHIBIT_ROWS.items())
-    ]
-    panel = pd.DataFrame(rows)
-    maps = pd.DataFrame(
-        [
-            {
-                "model": m,
-                "digit_map": str(at.loc[m, "digit_map"]),
-                "label_perfect": bool(at.loc[m, "label_perfect"]),
-                "map_identity": bool(at.loc[m, "map_identity"]),
-                "map_injective": bool(at.loc[m, "map_injective"]),
-                "shortcut": bool(at.loc[m, "shortcut"]),
-                "map_is_optimum": at.loc[m, "map_is_optimum"],
-            }
-            for m in models
-        ]
-    )
-    maps["map_is_optimum"] = maps["map_is_optimum"].astype("boolean")
-    return panel, maps

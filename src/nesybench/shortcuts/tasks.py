@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
 from ..counting.optima import label_class_sizes
 from ..counting.task import support_states
@@ -42,6 +43,10 @@ __all__ = [
     "make_task",
     "certify_task",
     "resolve_knowledge",
+    "CertifiedTask",
+    "certified_tasks",
+    "generated_tasks",
+    "task_from_rows",
     "SPLITS",
     "CONCEPT_CORR_MIN",
     "DISTRACTOR_CORR_MAX",
@@ -130,7 +135,7 @@ class ConceptTask:
     support: tuple[str, ...]  # bit strings, permutation order
     splits: dict[str, Split] = field(default_factory=dict)
     support_frac: float = 1.0
-    noise: float = 0.25
+    noise: float | None = 0.25  # None for a task read back from points (not recorded there)
 
     @property
     def unobserved(self) -> tuple[str, ...]:
@@ -339,17 +344,10 @@ def task_rows(task: ConceptTask) -> list[tuple]:
     return rows
 
 
-def task_from_rows(
-    points,
-    knowledge: Knowledge,
-    *,
-    name: str,
-    support_frac: float,
-    n_distractors: int,
-    noise: float,
-) -> ConceptTask:
-    """Rebuild the ConceptTask the generate stage wrote (float64 round-trips through Parquet
-    exactly)."""
+def task_from_rows(points, task: CertifiedTask, *, support_frac: float) -> ConceptTask:
+    """Rebuild the ConceptTask the generate stage wrote for ``task`` at ``support_frac`` (float64
+    round-trips through Parquet exactly; the noise level is not recorded, so it is None)."""
+    name, knowledge, n_distractors = task.name, task.knowledge, task.n_distractors
     rows = points[(points["task"] == name) & (points["support_frac"] == support_frac)]
     if rows.empty:
         raise InputError(
@@ -379,5 +377,47 @@ def task_from_rows(
         support=support,
         splits=splits,
         support_frac=support_frac,
-        noise=noise,
+        noise=None,
+    )
+
+
+@dataclass(frozen=True)
+class CertifiedTask:
+    """A generated task as the generate stage certified it: the formula its labels obey and
+    the width of its inputs (``k`` concept coordinates, then ``n_distractors``)."""
+
+    name: str
+    knowledge: Knowledge
+    n_distractors: int
+
+
+def certified_tasks(certificate: pd.DataFrame, *, source: str = "certificate") -> dict:
+    """Every generated task by name, read off the generate stage's certificate.
+
+    The one way a stage after generate loads a task: the formula is the one the generator
+    certified its points against (``knowledge``, ``k``), never rebuilt from params.yaml, so a
+    task has one source of truth however params change after generate ran.  Every row of a
+    task (one per support fraction and split) must state the same formula and width.
+    """
+    out = {}
+    for name, rows in certificate.groupby("task", sort=True):
+        forms = sorted(
+            set(zip(rows["knowledge"], rows["k"].astype(int), rows["n_distractors"].astype(int)))
+        )
+        if len(forms) != 1:
+            raise InputError(
+                f"{source}: task {name!r} must state one knowledge, k and n_distractors, got "
+                f"{len(forms)} ({forms[:2]}); rerun the generate stage"
+            )
+        spec, k, n_distractors = forms[0]
+        out[str(name)] = CertifiedTask(str(name), make_knowledge(str(spec), k), n_distractors)
+    return out
+
+
+def generated_tasks(ctx) -> dict:
+    """The tasks a stage job after generate works on: :func:`certified_tasks` of the generate
+    stage's certificate (a declared input of every rule that calls this)."""
+    return certified_tasks(
+        ctx.read_table("certificate", stage="generate"),
+        source=str(ctx.registry.path("generate", "certificate")),
     )

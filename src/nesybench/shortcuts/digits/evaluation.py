@@ -22,7 +22,7 @@ Three steps, each a plain function:
 3. :func:`sweep_cell` does both for one (support, mitigation, seed) cell and
    returns one row of metrics.
 
-Mitigations are spelled as in :attr:`nesybench.shortcuts.nesy.Variant.name`
+Mitigations are spelled as in :attr:`nesybench.shortcuts.digits.nesy.Variant.name`
 (``label_only``, ``concept_sup=0.01``, ``entropy=1``, ``multitask=product``,
 joined by ``+``), plus ``neural`` for the baseline without concepts;
 :func:`parse_mitigation` reads them.
@@ -36,10 +36,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InputError
-from ..metrics.stats import wilson_interval
+from ...errors import InputError
+from ...metrics.stats import wilson_interval
+from ..concept_table import concept_table
+from ..panel import concept_panel, is_identity, is_injective, learned_relabeling
 from .baselines import LabelMLP, predict_label_mlp, train_label_mlp
-from .digits import KNOWLEDGE, SPLITS, DigitTask, tuple_string
 from .nesy import (
     DEFAULT_CONFIG,
     EncoderParams,
@@ -53,7 +54,7 @@ from .nesy import (
     train_nesy,
     train_nesy_seeds,
 )
-from .panel import concept_panel, concept_table, is_identity, is_injective, learned_relabeling
+from .tasks import KNOWLEDGE, SPLITS, DigitTask, tuple_string
 
 __all__ = [
     "NEURAL",
@@ -120,7 +121,7 @@ class Predictions:
 
 
 def parse_mitigation(text: str | Variant) -> Variant | str:
-    """A :class:`~nesybench.shortcuts.nesy.Variant` from its name, or ``"neural"``.
+    """A :class:`~nesybench.shortcuts.digits.nesy.Variant` from its name, or ``"neural"``.
 
     >>> parse_mitigation("concept_sup=0.01+entropy=1").name
     'concept_sup=0.01+entropy=1'
@@ -163,7 +164,7 @@ def train_model(
     config: NesyConfig = DEFAULT_CONFIG,
 ) -> NesyModel | LabelMLP:
     """Train one model for one seed on ``task``: the digit model of a
-    :class:`~nesybench.shortcuts.nesy.Variant` (or its name), or with ``"neural"`` the
+    :class:`~nesybench.shortcuts.digits.nesy.Variant` (or its name), or with ``"neural"`` the
     baseline without concepts."""
     variant = parse_mitigation(mitigation)
     if variant == NEURAL:
@@ -179,7 +180,7 @@ def train_models(
     config: NesyConfig = DEFAULT_CONFIG,
 ) -> list[NesyModel | LabelMLP]:
     """:func:`train_model` for each of ``seeds``: the digit models side by side
-    (:func:`~nesybench.shortcuts.nesy.train_nesy_seeds`, each the model its seed gets alone),
+    (:func:`~nesybench.shortcuts.digits.nesy.train_nesy_seeds`, each the model its seed gets alone),
     the neural baseline one seed at a time."""
     variant = parse_mitigation(mitigation)
     if variant == NEURAL:
@@ -271,7 +272,7 @@ def train_and_predict(
 ) -> Predictions:
     """Train one model for one seed on ``task`` and predict every split.
 
-    ``mitigation`` is a :class:`~nesybench.shortcuts.nesy.Variant`, its name, or
+    ``mitigation`` is a :class:`~nesybench.shortcuts.digits.nesy.Variant`, its name, or
     ``"neural"`` for the baseline without concepts.
     """
     return predict(task, train_model(task, mitigation, seed=seed, config=config), seed=seed)
@@ -466,7 +467,7 @@ def sweep_cell(
 
 def _digit_knowledge(knowledge: str, n_digits: int, n_positions: int):
     """``sum`` as the counter's own knowledge; any other digit knowledge as a label table."""
-    from ..logic.knowledge import TableKnowledge, all_states, make_knowledge
+    from ...logic.knowledge import TableKnowledge, all_states, make_knowledge
 
     domains = (n_digits,) * n_positions
     if knowledge == "sum":
@@ -482,7 +483,7 @@ def counter_is_optimum(
 ) -> bool:
     """Is ``digit_map``, applied to every position (the ``shared`` family), one of the optima the
     counter counts for ``support``?  The counter's own membership test decides."""
-    from ..counting import is_optimum
+    from ...counting import is_optimum
 
     n_positions = len(support[0])
     alpha = {
@@ -500,7 +501,7 @@ def counter_count(
 ) -> dict:
     """The counter's optima of ``support`` for the ``shared`` family: ``n_opt``, ``log2_n_opt``
     and ``n_distinct`` (the distinct digit maps among them)."""
-    from ..counting import CountingTask, count_shared
+    from ...counting import CountingTask, count_shared
 
     task = CountingTask(
         _digit_knowledge(knowledge, n_digits, n_positions), tuple(tuple_string(s) for s in support)

@@ -46,10 +46,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InputError
-from ..seeds import child_rng
-from .digits import KNOWLEDGE, DigitTask, all_tuples, knowledge_labels
-from .model import KnowledgeTable, _losses_and_logit_grads
+from ...errors import InputError
+from ...seeds import child_rng
+from ..model import KnowledgeTable, _losses_and_logit_grads
+from .tasks import KNOWLEDGE, DigitTask, all_tuples, knowledge_labels
 
 __all__ = [
     "NesyConfig",
@@ -105,7 +105,7 @@ class Variant:
     ``concept_sup`` is the fraction of training points whose gold digits are used
     (0, 0.01, 0.1, ...); ``entropy_weight`` the weight ``w_h`` of the entropy
     term; ``multitask`` a second knowledge (a key of
-    :data:`~nesybench.shortcuts.digits.KNOWLEDGE`) trained jointly with weight
+    :data:`~nesybench.shortcuts.digits.tasks.KNOWLEDGE`) trained jointly with weight
     ``multitask_weight``; ``concept_weight`` the weight ``w_c`` of the concept term.
     """
 

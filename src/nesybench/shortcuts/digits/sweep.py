@@ -1,7 +1,7 @@
 """The mitigation sweep on real digits, one block of seeds at a time: train, score, calibrate.
 
 A cell is (digit support, mitigation, seed).  Every mitigation of a seed starts from the
-same encoder weights and sees the same batches (:mod:`nesybench.shortcuts.nesy`), so the
+same encoder weights and sees the same batches (:mod:`nesybench.shortcuts.digits.nesy`), so the
 label-only model and its mitigated twins are paired.  The train step stores each digit
 model's weights and the neural baseline's predicted labels; score and calibrate rebuild the
 models from them (float64 round-trips through Parquet exactly, so the predictions are those
@@ -18,9 +18,10 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
-from .digits import SPLITS, DigitTask, make_digit_task, task_tables
-from .digits_eval import (
+from ...errors import InputError
+from ..heads import calibrate_heads, repair_row
+from ..weights import read_weights, weights_table
+from .evaluation import (
     NEURAL,
     digit_confusion,
     evaluate,
@@ -31,9 +32,8 @@ from .digits_eval import (
     predictions_from_labels,
     train_models,
 )
-from .heads import calibrate_heads, repair_row
 from .nesy import NesyConfig
-from .weights import read_weights, weights_table
+from .tasks import SPLITS, DigitTask, make_digit_task, task_tables
 
 __all__ = [
     "WEIGHT_KEYS",
@@ -196,7 +196,7 @@ def score_block(
     n_bins: int,
     is_optimum=None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Score every model of a block: one row per model (:func:`~.digits_eval.evaluate`) and
+    """Score every model of a block: one row per model (:func:`~.evaluation.evaluate`) and
     the digit confusion matrix of every digit model (test and ood images pooled)."""
     rows, confusion = [], []
     for support, mitigation, seed, pred in predictions:
@@ -225,7 +225,7 @@ def score_block(
 
 def _head_rows(pred, split: str) -> tuple[np.ndarray, np.ndarray]:
     """A split's digit heads pooled over positions (point-major, as
-    :func:`~.digits_eval.concept_frame` lists them): logits ``(n * k, V)`` and gold digits."""
+    :func:`~.evaluation.concept_frame` lists them): logits ``(n * k, V)`` and gold digits."""
     data = pred.splits[split]
     V = data.digit_logits.shape[-1]
     return data.digit_logits.reshape(-1, V), data.digits.reshape(-1)

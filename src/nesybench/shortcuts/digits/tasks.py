@@ -46,10 +46,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..counting.tasks import RSBENCH_EVEN_ODD_PAIRS, RSBENCH_HALF_PAIRS
-from ..errors import InputError, check_claim
-from ..images import DigitImages, file_digest, read_digit_npz
-from ..seeds import child_rng
+from ...counting.tasks import RSBENCH_EVEN_ODD_PAIRS, RSBENCH_HALF_PAIRS
+from ...errors import InputError, check_claim
+from ...images import DigitImages, file_digest, read_digit_npz
+from ...seeds import child_rng
 
 __all__ = [
     "IMAGE_SPLITS",
@@ -557,7 +557,7 @@ def sample_table(task: DigitTask, *, split: str = "train", n: int = 12) -> pd.Da
 def sample_figure(samples: pd.DataFrame, *, n_cols: int = 4, knowledge: str = "sum", title: str):
     """A matplotlib figure of a :func:`sample_table`: each point's images side by side, titled
     with its gold digits and label (``"0+6 = 6"``)."""
-    from ..report.figures import new_figure_grid
+    from ...report.figures import new_figure_grid
 
     if not (isinstance(n_cols, int) and n_cols >= 1):
         raise InputError(f"n_cols must be an integer >= 1, got {n_cols!r}")

@@ -2,7 +2,7 @@
 
 It is scikit-learn's ``MLPClassifier`` with one hidden layer of the digit
 model's width, trained with Adam for the same number of epochs, batch size
-and learning rate (:class:`~nesybench.shortcuts.nesy.NesyConfig`).  It has no
+and learning rate (:class:`~nesybench.shortcuts.digits.nesy.NesyConfig`).  It has no
 digit layer, so it has no concepts to score: it shows what label accuracy
 alone reports.  It can only ever predict labels it saw in training, which is
 why it fails on the ood split of a biased support.
@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..seeds import child_seed
-from .digits import DigitTask
+from ...seeds import child_seed
 from .nesy import DEFAULT_CONFIG, NesyConfig, one_blas_thread
+from .tasks import DigitTask
 
 __all__ = ["LabelMLP", "train_label_mlp", "predict_label_mlp"]
 

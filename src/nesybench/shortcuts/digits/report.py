@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..canonical import unsigned_zero
-from ..report.blocks import Block, Figure, Heading, Paragraph, Table
-from .report_models import sweep_tables
+from ...canonical import unsigned_zero
+from ...report.blocks import Block, Figure, Heading, Paragraph, Table
+from ..report_models import sweep_tables
 from .summaries import CALIBRATION_READINGS, SWEEP_METRICS
 
 SPLITS = ("train", "val", "test", "ood")
@@ -17,7 +17,7 @@ SPLITS = ("train", "val", "test", "ood")
 
 def _image_source(loader, cert, support: str) -> tuple[str, str]:
     """What the digit images are (heading, sentence), read from the generated supports table."""
-    from .digits import SKLEARN
+    from .tasks import SKLEARN
 
     sup = loader.table("generate", "digit_supports")
     first = sup[sup["support"] == support].iloc[0]
@@ -39,7 +39,7 @@ def _image_source(loader, cert, support: str) -> tuple[str, str]:
 def certificate_blocks(loader) -> list[Block]:
     """The generator certificate: images per pool and digit, tuples per split, the supports,
     and sample images with their gold digits."""
-    from .digits import sample_figure
+    from .tasks import sample_figure
 
     d = loader.params["digits"]
     cert = loader.table("generate", "digit_certificate")
@@ -149,7 +149,7 @@ def _calibration_wide(table: pd.DataFrame) -> pd.DataFrame:
 
 def sweep_blocks(loader) -> list[Block]:
     """The digit head-to-head over seeds, the mitigation sweep, incidence vs the count."""
-    from .figures import digit_incidence_figure, seeds_figure
+    from ..figures import digit_incidence_figure, seeds_figure
 
     p, d = loader.params, loader.params["digits"]
     summary = loader.table("score", "digit_summaries")
@@ -201,8 +201,8 @@ def sweep_blocks(loader) -> list[Block]:
 
 def exhibit_blocks(loader) -> list[Block]:
     """The digit exhibit: its panel, learned maps and confusion matrices."""
-    from .digit_sweep import supervised_name
-    from .figures import confusion_figure
+    from ..figures import confusion_figure
+    from .sweep import supervised_name
 
     ex = loader.table("score", "digit_exhibit").iloc[0]
     panel = loader.table("score", "digit_exhibit_panel").sort_values("row")
@@ -244,7 +244,7 @@ def exhibit_blocks(loader) -> list[Block]:
 
 def calibration_blocks(loader) -> list[Block]:
     """Concept-head calibration over seeds; the digit exhibit's per-class reliability."""
-    from .figures import class_reliability_figure
+    from ..figures import class_reliability_figure
 
     d = loader.params["digits"]
     table = loader.table("calibrate", "digit_calibration_table")
