@@ -89,5 +89,5 @@ def test_bad_summaries_are_input_errors():
         distribution_table(pd.concat([SUMMARY, SUMMARY]), [Metric("x", "x")])
     with pytest.raises(InputError, match="missing column 'y'"):
         distribution_table(SUMMARY, [Metric("y", "y")])
-    with pytest.raises(InputError, match="claims.good is missing"):
+    with pytest.raises(InputError, match="thresholds must hold every claim's entry .*'good'"):
         claim_table(SUMMARY, CLAIMS, {})

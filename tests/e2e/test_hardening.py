@@ -269,6 +269,8 @@ def test_a_new_params_value_reruns_its_jobs_and_never_leaves_a_stale_report(copy
     root, _ = copy
     params = yaml.safe_load((root / "params.yaml").read_text())
     params["shortcuts"]["incidence"]["support_fracs"] = [1.0, 0.75, 0.00001]
+    # an incidence fraction must be one the count stage certifies (checked at load time)
+    params["shortcuts"]["support_fracs"] = [1.0, 0.75, 0.5, 0.00001]
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     dry = _snakemake(root, "-n")
     assert dry.returncode == 0, dry.stderr[-3000:]
