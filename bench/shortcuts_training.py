@@ -135,13 +135,17 @@ for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[var] = "1"
 import yaml
 from nesybench.shortcuts.digits import sweep as ds
+try:
+    from nesybench.shortcuts.digits.mitigations import mitigation_names
+except ImportError:  # a tree from before the names had their own module
+    mitigation_names = ds.mitigation_names
 
 section = yaml.safe_load(open("params.yaml"))["shortcuts"]
 d, seeds = section["digits"], list(range(int(sys.argv[1])))
 tasks = ds.generate_tasks(d, seed=int(section["seed"]))
 started = time.process_time()
 weights, labels = ds.train_block(
-    tasks, mitigations=ds.mitigation_names(d), seeds=seeds, config=ds.config_from_params(d)
+    tasks, mitigations=mitigation_names(d), seeds=seeds, config=ds.config_from_params(d)
 )
 cpu = time.process_time() - started
 digest = hashlib.md5(weights.to_csv(index=False).encode() + labels.to_csv(index=False).encode())

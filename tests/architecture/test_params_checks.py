@@ -9,6 +9,8 @@ Read with ast: any string literal, or f-string, in another module that starts wi
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -79,3 +81,22 @@ def test_the_scan_finds_a_params_message(tmp_path):
 def test_every_instrument_has_its_checker():
     for name in INSTRUMENTS:
         assert (SRC / name / "params_checks.py").is_file(), name
+
+
+# Loading params.yaml runs every check_params in the Snakemake process (at each DAG build,
+# a no-op rerun included) and at the start of every job: the checks must not pull in the
+# training and scoring stack, which a job that needs it imports anyway.
+HEAVY = ("scipy.optimize", "scipy.special", "sklearn", "pyganak", "pyapproxmc", "z3")
+
+
+def test_load_params_imports_no_training_or_scoring_stack():
+    code = (
+        "import sys\n"
+        "from nesybench.params import load_params\n"
+        f"load_params({str(SRC.parents[1] / 'params.yaml')!r})\n"
+        f"print(' '.join(m for m in {HEAVY!r} if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.strip() == "", f"load_params imported {done.stdout.strip()}"

@@ -17,7 +17,8 @@ from nesybench.images import check_digit_npz, read_digit_npz
 from nesybench.io import read_parquet
 from nesybench.params import validate_params
 from nesybench.shortcuts.digits.tasks import load_digit_images, make_digit_task
-from nesybench.stages import run_job, run_stage
+from nesybench.stages import run_stage
+from tests.shortcuts.jobs import run_shortcuts
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -147,25 +148,14 @@ def _section(images: str) -> dict:
     return section
 
 
-def _run(root, section, stage, step, **args):
-    return run_job(
-        "shortcuts",
-        stage,
-        step,
-        params={"shortcuts": section},
-        root=root,
-        args={k: str(v) for k, v in args.items()},
-    )
-
-
 @pytest.fixture(scope="module")
 def npz_run(tmp_path_factory):
     root = tmp_path_factory.mktemp("npz")
     path = _upsampled(root / "digits16.npz")
     section = _section(str(path))
-    _run(root, section, "generate", "digits")
+    run_shortcuts(root, section, "generate", "digits")
     for stage in ("train", "score", "calibrate"):
-        _run(root, section, stage, "digits", block=0)
+        run_shortcuts(root, section, stage, "digits", block=0)
     return root, section, path
 
 
@@ -198,10 +188,10 @@ def test_digit_stages_refuse_an_images_file_changed_since_generate(npz_run, tmp_
     moved = tmp_path / "digits16.npz"
     shutil.copy(path, moved)
     section = {**section, "digits": {**section["digits"], "images": str(moved)}}
-    _run(copy_root, section, "generate", "digits")
+    run_shortcuts(copy_root, section, "generate", "digits")
     _upsampled(moved, n=1000)  # the user overwrites the file after generate
     with pytest.raises(InputError, match="changed since the generate stage"):
-        _run(copy_root, section, "train", "digits", block=0)
+        run_shortcuts(copy_root, section, "train", "digits", block=0)
 
 
 def test_sample_figure_draws_the_files_image_size(npz_run):

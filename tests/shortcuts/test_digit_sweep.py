@@ -6,6 +6,7 @@ import pytest
 from nesybench.errors import InputError
 from nesybench.shortcuts.digits import sweep as ds
 from nesybench.shortcuts.digits.evaluation import evaluate, train_and_predict
+from nesybench.shortcuts.digits.mitigations import mitigation_names, supervised_name
 from nesybench.shortcuts.digits.nesy import NesyConfig
 from nesybench.shortcuts.digits.tasks import SPLITS, task_from_tables
 
@@ -32,8 +33,8 @@ def tasks():
 
 def test_mitigation_names_are_canonical():
     # that they are distinct and hold the head-to-head's models: tests/core/test_params_checks.py
-    assert ds.mitigation_names(DIGITS) == MITIGATIONS
-    assert ds.supervised_name(DIGITS) == "concept_sup=0.1"
+    assert mitigation_names(DIGITS) == MITIGATIONS
+    assert supervised_name(DIGITS) == "concept_sup=0.1"
 
 
 def test_generated_tables_read_back_into_the_same_tasks(tasks):

@@ -18,10 +18,10 @@ from nesybench.shortcuts.digits.evaluation import (
     directional_claims,
     evaluate,
     map_string,
-    parse_mitigation,
     sweep_cell,
     train_and_predict,
 )
+from nesybench.shortcuts.digits.mitigations import parse_mitigation
 from nesybench.shortcuts.digits.nesy import NesyConfig, Variant
 from nesybench.shortcuts.digits.tasks import SPLITS, knowledge_labels, make_digit_task
 

@@ -23,7 +23,7 @@ from nesybench.counting import count_optima
 from nesybench.errors import ClaimFailed
 from nesybench.io import read_parquet
 from nesybench.logic.knowledge import make_knowledge
-from nesybench.stages import run_job
+from tests.shortcuts.jobs import run_shortcuts
 
 ROOT = Path(__file__).resolve().parents[2]
 SHORTCUTS = ROOT / "src" / "nesybench" / "shortcuts"
@@ -93,17 +93,6 @@ def _section() -> dict:
     return section
 
 
-def _run(root: Path, section: dict, stage: str, step: str | None = None, **args) -> None:
-    run_job(
-        "shortcuts",
-        stage,
-        step,
-        params={"shortcuts": section},
-        root=root,
-        args={k: str(v) for k, v in args.items()},
-    )
-
-
 FORMULAS = ("xor", "(x1 | x2)")  # what generate certified, what params.yaml says afterwards
 DOWNSTREAM = (("count", None, {}), ("train", "concepts", {"block": 0}))
 SCORED = ("score", "concepts", {"block": 0})
@@ -113,7 +102,7 @@ def _downstream_tables(root: Path, section: dict) -> dict[str, pd.DataFrame]:
     """Every table of the downstream jobs (their data: the files also record the job's
     params, which differ here by design)."""
     for stage, step, args in (*DOWNSTREAM, SCORED):
-        _run(root, section, stage, step, **args)
+        run_shortcuts(root, section, stage, step, **args)
     reg = registry("shortcuts")
     out = {}
     for stage, step, args in (*DOWNSTREAM, SCORED):
@@ -128,7 +117,7 @@ def generated(tmp_path_factory):
     """generate run once with xor2 as parity; the downstream stages run with its params."""
     root = tmp_path_factory.mktemp("certified")
     section = _section()
-    _run(root, section, "generate")
+    run_shortcuts(root, section, "generate")
     return root, section, _downstream_tables(root, section)
 
 

@@ -15,8 +15,7 @@ from ..errors import InputError, bad_value
 from ..logic.knowledge import make_knowledge
 from ..logic.states import parse_states
 from .categorical_counts import FAMILIES, named_support
-from .digits.evaluation import NEURAL
-from .digits.sweep import mitigation_names, supervised_name
+from .digits.mitigations import NEURAL, mitigation_names, supervised_name
 from .tasks import resolve_knowledge
 
 WHERE = "params.yaml"

@@ -523,7 +523,7 @@ def calibrate_aggregate(ctx) -> None:
     """Concept-head calibration over seeds: distributions, claim rates (the concept and the digit
     heads' claims), with the digit half (:func:`.digits.stages.aggregate_calibration`)."""
     from . import claims, printing
-    from .digits.sweep import supervised_name
+    from .digits.mitigations import supervised_name
     from .summaries import CALIBRATION_METRICS, calibration_summary
 
     p, d = ctx.params, ctx.params["digits"]

@@ -25,7 +25,7 @@ Three steps, each a plain function:
 Mitigations are spelled as in :attr:`nesybench.shortcuts.digits.nesy.Variant.name`
 (``label_only``, ``concept_sup=0.01``, ``entropy=1``, ``multitask=product``,
 joined by ``+``), plus ``neural`` for the baseline without concepts;
-:func:`parse_mitigation` reads them.
+:func:`~nesybench.shortcuts.digits.mitigations.parse_mitigation` reads them.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from ...metrics.stats import wilson_interval
 from ..concept_table import concept_table
 from ..panel import concept_panel, is_identity, is_injective, learned_relabeling
 from .baselines import LabelMLP, predict_label_mlp, train_label_mlp
+from .mitigations import NEURAL, parse_mitigation
 from .nesy import (
     DEFAULT_CONFIG,
     EncoderParams,
@@ -54,14 +55,12 @@ from .nesy import (
     train_nesy,
     train_nesy_seeds,
 )
-from .tasks import KNOWLEDGE, SPLITS, DigitTask, tuple_string
+from .tasks import SPLITS, DigitTask, tuple_string
 
 __all__ = [
-    "NEURAL",
     "SplitPredictions",
     "Predictions",
     "IsOptimum",
-    "parse_mitigation",
     "train_model",
     "predict",
     "model_arrays",
@@ -79,7 +78,6 @@ __all__ = [
     "directional_claims",
 ]
 
-NEURAL = "neural"
 MAP_SPLITS = ("test", "ood")  # the learned map is read off every test image a model sees
 
 # The membership test of the counter: is this digit map (applied to every position, the shared
@@ -118,42 +116,6 @@ class Predictions:
     @property
     def has_concepts(self) -> bool:
         return self.model != NEURAL
-
-
-def parse_mitigation(text: str | Variant) -> Variant | str:
-    """A :class:`~nesybench.shortcuts.digits.nesy.Variant` from its name, or ``"neural"``.
-
-    >>> parse_mitigation("concept_sup=0.01+entropy=1").name
-    'concept_sup=0.01+entropy=1'
-    >>> parse_mitigation("label_only") == Variant()
-    True
-    """
-    if isinstance(text, Variant):
-        return text
-    if not isinstance(text, str) or not text:
-        raise InputError(f"mitigation must be a non-empty name, got {text!r}")
-    if text == NEURAL:
-        return NEURAL
-    if text in ("label_only", "none"):
-        return Variant()
-    fields: dict = {}
-    for part in text.split("+"):
-        key, sep, value = part.partition("=")
-        try:
-            if key == "concept_sup" and sep:
-                fields["concept_sup"] = float(value)
-            elif key == "entropy" and sep:
-                fields["entropy_weight"] = float(value)
-            elif key == "multitask" and sep and value in KNOWLEDGE:
-                fields["multitask"] = value
-            else:
-                raise ValueError
-        except ValueError:
-            raise InputError(
-                "mitigation must be label_only, neural, or parts concept_sup=F, entropy=W, "
-                f"multitask={'|'.join(KNOWLEDGE)} joined by '+', got {text!r}"
-            ) from None
-    return Variant(**fields)
 
 
 def train_model(

@@ -202,7 +202,7 @@ def sweep_blocks(loader) -> list[Block]:
 def exhibit_blocks(loader) -> list[Block]:
     """The digit exhibit: its panel, learned maps and confusion matrices."""
     from ..figures import confusion_figure
-    from .sweep import supervised_name
+    from .mitigations import supervised_name
 
     ex = loader.table("score", "digit_exhibit").iloc[0]
     panel = loader.table("score", "digit_exhibit_panel").sort_values("row")

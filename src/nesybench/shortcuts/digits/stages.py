@@ -35,7 +35,6 @@ def generate_digits(ctx) -> None:
     from . import sweep, tasks
 
     d = ctx.params["digits"]
-    sweep.mitigation_names(d)  # the sweep's names, checked before anything trains
     generated = sweep.generate_tasks(d, seed=int(ctx.params["seed"]))
     tables = sweep.generated_tables(generated)
     cert = pd.concat(
@@ -82,12 +81,12 @@ def _digit_tasks(ctx) -> dict:
 
 def train_digits(ctx) -> None:
     """One block of seeds: every (digit support, mitigation) model."""
-    from . import sweep
+    from . import mitigations, sweep
 
     d = ctx.params["digits"]
     weights, labels = sweep.train_block(
         _digit_tasks(ctx),
-        mitigations=sweep.mitigation_names(d),
+        mitigations=mitigations.mitigation_names(d),
         seeds=job_seeds(ctx),
         config=sweep.config_from_params(d),
         log=ctx.log,
@@ -97,7 +96,7 @@ def train_digits(ctx) -> None:
 
 
 def _digit_predictions(ctx):
-    from . import sweep
+    from . import mitigations, sweep
 
     d = ctx.params["digits"]
     block = ctx.wildcards["block"]
@@ -105,7 +104,7 @@ def _digit_predictions(ctx):
         _digit_tasks(ctx),
         ctx.read_table("digit_weights", stage="train", block=block),
         ctx.read_table("digit_label_predictions", stage="train", block=block),
-        mitigations=sweep.mitigation_names(d),
+        mitigations=mitigations.mitigation_names(d),
         seeds=job_seeds(ctx),
         config=sweep.config_from_params(d),
     )
@@ -135,11 +134,11 @@ def score_digits(ctx) -> None:
 def calibrate_digits(ctx) -> None:
     """One block: every digit model's heads calibrated (fitted on val, audited on test)."""
     from .. import claims
-    from . import sweep
+    from . import mitigations, sweep
 
     d = ctx.params["digits"]
     h2h = d["head_to_head"]["support"]
-    supervised = sweep.supervised_name(d)
+    supervised = mitigations.supervised_name(d)
     table, reliability = sweep.calibrate_block(
         _digit_predictions(ctx),
         methods=list(d["calibration"]["methods"]),
@@ -208,8 +207,8 @@ def aggregate_scores(ctx) -> dict:
     (the digit half of ``score aggregate``); returns its metrics."""
     from .. import claims, printing
     from ..summaries import metric_token
+    from .mitigations import mitigation_names, supervised_name
     from .summaries import DIGIT_METRICS, digit_incidence, digit_summary, digit_sweep
-    from .sweep import mitigation_names, supervised_name
 
     p, d = ctx.params, ctx.params["digits"]
     names, supervised = mitigation_names(d), supervised_name(d)
@@ -253,8 +252,8 @@ def aggregate_calibration(ctx) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The digit half of ``calibrate aggregate``: the per-seed digit calibration rows over the
     sweep and their table per support x mitigation; writes that table and the digit
     exhibit's per-class reliability."""
+    from .mitigations import mitigation_names
     from .summaries import digit_calibration_table
-    from .sweep import mitigation_names
 
     p, d = ctx.params, ctx.params["digits"]
     digits = gather(ctx, "digit_calibration", "calibrate")

@@ -22,24 +22,21 @@ from ...errors import InputError
 from ..heads import calibrate_heads, repair_row
 from ..weights import read_weights, weights_table
 from .evaluation import (
-    NEURAL,
     digit_confusion,
     evaluate,
     model_arrays,
     model_from_arrays,
-    parse_mitigation,
     predict,
     predictions_from_labels,
     train_models,
 )
+from .mitigations import NEURAL
 from .nesy import NesyConfig
 from .tasks import SPLITS, DigitTask, make_digit_task, task_tables
 
 __all__ = [
     "WEIGHT_KEYS",
     "config_from_params",
-    "mitigation_names",
-    "supervised_name",
     "generate_tasks",
     "generated_tables",
     "train_block",
@@ -62,28 +59,6 @@ def config_from_params(digits: Mapping) -> NesyConfig:
         lr=float(m["lr"]),
         init_scale=float(m["init_scale"]),
     )
-
-
-def mitigation_names(digits: Mapping) -> list[str]:
-    """The sweep's mitigations in their canonical spelling (``Variant.name``); that they are
-    distinct and hold label_only and the head-to-head's supervised model is checked at load
-    time (:mod:`nesybench.shortcuts.params_checks`).
-
-    >>> mitigation_names({"mitigations": ["label_only", "concept_sup=0.10"],
-    ...                   "head_to_head": {"supervised": "concept_sup=0.1"}})
-    ['label_only', 'concept_sup=0.1']
-    """
-    names = []
-    for text in digits["mitigations"]:
-        variant = parse_mitigation(text)
-        names.append(NEURAL if variant == NEURAL else variant.name)
-    return names
-
-
-def supervised_name(digits: Mapping) -> str:
-    """The head-to-head's supervised model in its canonical spelling (``Variant.name``)."""
-    variant = parse_mitigation(digits["head_to_head"]["supervised"])
-    return NEURAL if variant == NEURAL else variant.name
 
 
 def generate_tasks(digits: Mapping, *, seed: int) -> dict[str, DigitTask]:
