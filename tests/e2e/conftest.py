@@ -189,3 +189,34 @@ def shared_run(tmp_path_factory, worker_id) -> tuple[Path, dict[str, str]]:
             (shared / "run.log").write_text(proc.stdout + proc.stderr)
             done.write_text(json.dumps(artifact_hashes(root), indent=1, sort_keys=True))
     return shared / "ws", json.loads(done.read_text())
+
+
+@pytest.fixture
+def copy(shared_run, tmp_path) -> tuple[Path, dict[str, str]]:
+    """A private copy of the shared finished run (mtimes kept: Snakemake sees it as finished)."""
+    root, hashes = shared_run
+    return copy_of(root, tmp_path / "ws"), hashes
+
+
+def snakemake_in(root: Path, *args: str) -> subprocess.CompletedProcess:
+    """`snakemake --cores 2 ARGS` in ``root``, its failure returned rather than raised."""
+    return run(["snakemake", "--cores", "2", *args], root, check=False)
+
+
+def job_counts(dry_run: str) -> dict[str, int]:
+    """The "Job stats" table of a dry run: rule -> number of jobs."""
+    counts = {}
+    for line in dry_run.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[1].isdigit() and parts[0] not in ("total", "job"):
+            counts[parts[0]] = int(parts[1])
+    return counts
+
+
+def one_error_line(proc: subprocess.CompletedProcess) -> str:
+    """The one `error:` line of a refused run (exit 2, no traceback), asserted as such."""
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert proc.returncode == 2, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr
+    return lines[0]

@@ -1,59 +1,29 @@
-"""The pipeline under hostile conditions: bad params, missing and corrupt artifacts, kills,
-stale params, two runners at once, leftover temporary files.
+"""The pipeline under hostile input: bad params, and missing or corrupt artifacts.
 
-Each test starts from one finished run on the tiny profile (the shared run), copies it, breaks
-something and checks what a researcher must see: one `error:` line and exit 2 before any job for
-bad params, nothing deleted, a plain rerun that rebuilds what is missing or corrupt to the same
-bytes, and a report that never stamps this params.yaml on tables computed from other params.
+Each test copies the session's shared finished run of the tiny profile (``copy``, in
+conftest.py), breaks something and checks what a researcher must see: one `error:` line and exit
+2 before any job for bad params, nothing deleted, and a plain rerun that rebuilds what is missing
+or corrupt to the same bytes.  Hostile runs (kills, two runners, stale params, edited sources)
+are tests/e2e/test_hardening_runs.py: two files, so the two test workers share them.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import signal
-import subprocess
-import time
-from pathlib import Path
 
 import pytest
 import yaml
 
-from .conftest import HANG_SECONDS, artifact_hashes, copy_of, env, run, wait_or_hang
+from .conftest import (
+    artifact_hashes,
+    one_error_line,
+    run,
+    snakemake_in,
+)
 
-# The finished run every test copies is the session's shared cold run (conftest.shared_run).
 pytestmark = pytest.mark.slow
 
 LABELLED = "data/generate/calibration/seed/seed-0/labelled.parquet"
-
-
-@pytest.fixture
-def copy(shared_run, tmp_path) -> tuple[Path, dict[str, str]]:
-    """A private copy of the shared finished run (mtimes kept: Snakemake sees it as finished)."""
-    root, hashes = shared_run
-    return copy_of(root, tmp_path / "ws"), hashes
-
-
-def _snakemake(root: Path, *args: str) -> subprocess.CompletedProcess:
-    return run(["snakemake", "--cores", "2", *args], root, check=False)
-
-
-def _job_counts(dry_run: str) -> dict[str, int]:
-    """The "Job stats" table of a dry run: rule -> number of jobs."""
-    counts = {}
-    for line in dry_run.splitlines():
-        parts = line.split()
-        if len(parts) == 2 and parts[1].isdigit() and parts[0] not in ("total", "job"):
-            counts[parts[0]] = int(parts[1])
-    return counts
-
-
-def _one_error_line(proc: subprocess.CompletedProcess) -> str:
-    lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert proc.returncode == 2, proc.stdout[-2000:] + proc.stderr[-2000:]
-    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
-    assert "Traceback" not in proc.stdout + proc.stderr
-    return lines[0]
 
 
 def _set(path: list[str], value):
@@ -108,15 +78,14 @@ BAD_PARAMS = [
     "edit, message", [(e, m) for _, e, m in BAD_PARAMS], ids=[i for i, _, _ in BAD_PARAMS]
 )
 def test_bad_params_stop_snakemake_before_any_job_with_one_line(copy, edit, message):
-    import re
 
     root, hashes = copy
     params = root / "params.yaml"
     text = params.read_text()
     params.write_text(edit(text))
     assert params.read_text() != text
-    proc = _snakemake(root)
-    line = _one_error_line(proc)
+    proc = snakemake_in(root)
+    line = one_error_line(proc)
     assert "params.yaml" in line and re.search(message, line), line
     assert not (root / "pwned.txt").exists(), "params.yaml ran code"
     assert artifact_hashes(root) == hashes, "a bad params file deleted or changed artifacts"
@@ -140,256 +109,14 @@ def test_a_truncated_artifact_is_named_removed_and_a_plain_rerun_rebuilds_it(cop
     path = root / LABELLED
     data = path.read_bytes()
     path.write_bytes(data[: len(data) // 2])
-    first = _snakemake(root, "--forcerun", "calibration_count")
+    first = snakemake_in(root, "--forcerun", "calibration_count")
     assert first.returncode != 0
     assert f"{LABELLED}: unreadable artifact removed" in first.stdout + first.stderr
     assert not path.exists()
-    second = _snakemake(root)
+    second = snakemake_in(root)
     assert second.returncode == 0, second.stderr[-3000:]
     assert artifact_hashes(root) == hashes
 
 
 # A forced rerun of one instrument's seeded chain (its seeds, their gathers and the report):
 # long enough to interrupt mid-way, a fraction of a full run.
-FORCED = ("--forcerun", "calibration_generate_seed")
-PROGRESS = re.compile(r"^(\d+) of (\d+) steps", re.M)
-
-
-def _start(root: Path, log: Path, *args: str) -> subprocess.Popen:
-    """A Snakemake run in the background, in its own process group, logging to ``log``."""
-    with open(log, "w") as sink:
-        return subprocess.Popen(
-            ["snakemake", "--cores", "2", *args],
-            cwd=root,
-            env=env(),
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-
-
-def _await(proc: subprocess.Popen, log: Path, what: str, pattern: re.Pattern) -> re.Match:
-    """Wait until the run's log shows ``pattern`` (a hang guard, never a time limit)."""
-    deadline = time.monotonic() + HANG_SECONDS
-    while time.monotonic() < deadline:
-        found = pattern.search(log.read_text())
-        if found:
-            return found
-        if proc.poll() is not None:
-            raise AssertionError(f"the run ended before {what}:\n{log.read_text()[-3000:]}")
-        time.sleep(0.2)
-    proc.kill()
-    raise AssertionError(f"hang: no {what} after {HANG_SECONDS} s")
-
-
-def _first_job_done(proc: subprocess.Popen, log: Path) -> None:
-    found = _await(proc, log, "finished job", PROGRESS)
-    assert int(found.group(1)) < int(found.group(2)), "the run finished before the signal"
-
-
-def test_a_killed_run_resumes_to_the_same_bytes(copy, tmp_path):
-    root, hashes = copy
-    log = tmp_path / "run.log"
-    proc = _start(root, log, *FORCED)
-    _first_job_done(proc, log)
-    os.killpg(proc.pid, signal.SIGKILL)  # snakemake and its running jobs, mid-write
-    proc.wait()
-    run(["snakemake", "--unlock"], root)
-    resumed = _snakemake(root, "--rerun-incomplete")
-    assert resumed.returncode == 0, resumed.stderr[-3000:]
-    assert artifact_hashes(root) == hashes
-    assert not list((root / "data").rglob(".*.tmp")), "temporary files left behind"
-
-
-def test_an_interrupted_run_resumes_to_the_same_bytes(copy, tmp_path):
-    root, hashes = copy
-    log = tmp_path / "run.log"
-    proc = _start(root, log, *FORCED)
-    _first_job_done(proc, log)
-    proc.send_signal(signal.SIGINT)  # Ctrl-C: snakemake stops its jobs and exits
-    wait_or_hang(proc, "snakemake after SIGINT")
-    resumed = _snakemake(root, "--rerun-incomplete")
-    assert resumed.returncode == 0, resumed.stderr[-3000:]
-    assert artifact_hashes(root) == hashes
-
-
-def test_a_second_run_in_the_same_folder_stops_and_damages_nothing(copy, tmp_path):
-    """Snakemake's own lock stops a second Snakemake; `dvc repro` stops in its validate stage
-    while Snakemake runs, before it deletes anything; the first run then finishes, and a plain
-    rerun gives the same bytes.  The first run is frozen (SIGSTOP) while the others try, so
-    the overlap does not depend on how fast the machine is."""
-    root, hashes = copy
-    log = tmp_path / "first.log"
-    first = _start(root, log, *FORCED)
-    _await(first, log, "a started job", re.compile(r"^(local)?rule \w+:", re.M))
-    os.killpg(first.pid, signal.SIGSTOP)
-    try:
-        second = _snakemake(root, "--forceall")
-        assert second.returncode != 0
-        refusal = second.stdout + second.stderr
-        assert "LockException" in refusal, refusal[-2000:]
-        third = run(["dvc", "repro"], root, check=False)
-        assert third.returncode != 0
-        assert "snakemake is running in this project" in third.stdout + third.stderr
-        # Snakemake itself clears the outputs of the jobs it has started (frozen mid-job)
-        started = {
-            path.strip()
-            for line in log.read_text().splitlines()
-            if line.strip().startswith("output:")
-            for path in line.split(":", 1)[1].split(",")
-        }
-        missing = [
-            k
-            for k in hashes
-            if k.startswith("data/") and not (root / k).exists() and k not in started
-        ]
-        assert not missing, f"dvc repro deleted outputs while snakemake ran: {missing[:5]}"
-    finally:
-        os.killpg(first.pid, signal.SIGCONT)
-    assert wait_or_hang(first, "the first snakemake run") == 0, log.read_text()[-3000:]
-    final = _snakemake(root)
-    assert final.returncode == 0, final.stderr[-3000:]
-    assert artifact_hashes(root) == hashes
-
-
-def test_snakemake_refuses_to_start_while_dvc_holds_its_lock(copy):
-    import fcntl
-
-    root, _ = copy
-    lock = root / ".dvc" / "tmp" / "lock"
-    lock.parent.mkdir(parents=True, exist_ok=True)
-    with open(lock, "a+b") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)  # what `dvc repro` holds
-        line = _one_error_line(_snakemake(root, "-n"))
-    assert "dvc is running in this project" in line
-
-
-def test_a_new_params_value_reruns_its_jobs_and_never_leaves_a_stale_report(copy):
-    """A value the schema allows must reach its wildcard jobs (1e-05 once did not)."""
-    root, _ = copy
-    params = yaml.safe_load((root / "params.yaml").read_text())
-    params["shortcuts"]["incidence"]["support_fracs"] = [1.0, 0.75, 0.00001]
-    # an incidence fraction must be one the count stage certifies (checked at load time)
-    params["shortcuts"]["support_fracs"] = [1.0, 0.75, 0.5, 0.00001]
-    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
-    dry = _snakemake(root, "-n")
-    assert dry.returncode == 0, dry.stderr[-3000:]
-    jobs = _job_counts(dry.stdout)
-    # the jobs that read the incidence supports rerun, and so does the report
-    assert "report" in jobs and any(name.startswith("shortcuts_train") for name in jobs), jobs
-
-
-def test_the_report_refuses_artifacts_made_with_other_params(copy):
-    root, _ = copy
-    params = yaml.safe_load((root / "params.yaml").read_text())
-    params["calibration"]["bootstrap"]["resamples"] = 300  # only the aggregate reads it
-    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
-    proc = run(
-        ["python", "stages/report.py", "report", "--arg", "instruments=calibration"],
-        root,
-        check=False,
-    )
-    line = _one_error_line(proc)
-    assert "made with other params" in line and "calibration calibrate aggregate" in line
-    # the jobs that do not read calibration.bootstrap are not stale
-    assert "seed-" not in line
-
-
-def test_growing_n_seeds_runs_only_the_new_seeds_and_the_aggregates(copy):
-    root, _ = copy
-    params = yaml.safe_load((root / "params.yaml").read_text())
-    n = params["calibration"]["n_seeds"]
-    params["calibration"]["n_seeds"] = n + 1
-    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
-    dry = _snakemake(root, "-n")
-    assert dry.returncode == 0, dry.stderr
-    counts = {k: v for k, v in _job_counts(dry.stdout).items() if k.startswith("calibration")}
-    # the new seed's four jobs and its one variant per knob level, then the jobs that
-    # gather over seeds
-    params_knobs = params["calibration"]["knobs"]
-    n_levels = sum(len(knob.get("levels", [])) for knob in params_knobs.values())
-    assert counts == {
-        "calibration_generate_seed": 1,
-        "calibration_train_seed": 1,
-        "calibration_score_seed": 1,
-        "calibration_calibrate_seed": 1,
-        "calibration_calibrate_variant": n_levels,
-        "calibration_count": 1,
-        "calibration_calibrate_aggregate": 1,
-        "calibration_calibrate_sensitivity": 1,
-    }, dry.stdout
-
-
-def test_stale_temporary_files_are_removed_when_a_job_starts(copy):
-    root, hashes = copy
-    stray = root / "data/count/calibration/.class_mix.parquet.abc123.tmp"
-    stray.write_bytes(b"half")
-    run(["python", "stages/count.py", "calibration"], root)
-    assert not stray.exists()
-    assert artifact_hashes(root) == hashes
-
-
-def _rule_code_inputs(root: Path) -> dict[str, set[str]]:
-    """rule -> its code inputs, from each rule's `code=code(stage, instrument)` declaration."""
-    import re
-
-    from nesybench.workflow_code import code_inputs
-
-    rules = {}
-    for path in sorted((root / "workflow" / "rules").glob("*.smk")):
-        text = path.read_text()
-        for m in re.finditer(r"^rule (\w+):\n(.*?)(?=^rule |\Z)", text, re.S | re.M):
-            code = re.search(r'code=code\("(\w+)", "(\w+)"\)', m.group(2))
-            if code:
-                rules[m.group(1)] = set(code_inputs(*code.groups(), str(root)))
-    return rules
-
-
-def _dry_run_jobs(root: Path, *flags: str) -> list[tuple[str, str]]:
-    """(rule, reason) of every job a dry run would run."""
-    dry = _snakemake(root, "-n", *flags)
-    assert dry.returncode == 0, dry.stderr[-3000:]
-    jobs, rule = [], None
-    for line in dry.stdout.splitlines():
-        if line.startswith(("rule ", "localrule ")):
-            rule = line.split()[1].rstrip(":")
-        elif line.strip().startswith("reason:") and rule:
-            jobs.append((rule, line.strip()))
-            rule = None
-    return jobs
-
-
-@pytest.mark.parametrize(
-    "source",
-    [
-        "src/nesybench/calibration/audit.py",  # the calibration jobs that import it
-        "src/nesybench/reasoning/chainer.py",  # imported by two instruments
-        "src/nesybench/report/render.py",  # the report alone
-        "src/nesybench/cli.py",  # no job runs the CLI
-    ],
-)
-def test_editing_a_source_file_reruns_exactly_the_jobs_that_import_it(copy, source):
-    root, _ = copy
-    rules = _rule_code_inputs(root)
-    # a rule whose params declare no instance here (a variant rule without levels) has no job
-    in_dag = {rule for rule, _ in _dry_run_jobs(root, "--forceall")}
-    importers = {rule for rule, files in rules.items() if source in files and rule in in_dag}
-    path = root / source
-    original = path.read_text()
-    path.write_text(original + "\n# an edit\n")
-    jobs = _dry_run_jobs(root)
-    direct = {rule for rule, reason in jobs if f"Updated input files: {source}" in reason}
-    ran = {rule for rule, _ in jobs}
-    # every job of a rule that imports the file reruns, and no other job reruns for the file;
-    # what else reruns consumes their outputs
-    assert importers <= ran and direct <= importers, (importers, direct, ran)
-    assert all(
-        rule in importers or "Input files updated by another job" in reason
-        for rule, reason in jobs
-        if rule != "all"
-    ), jobs
-    if not importers:
-        assert jobs == [], jobs
-    # the edit undone: the same bytes as the recorded checksum, nothing to rerun
-    path.write_text(original)
-    assert _dry_run_jobs(root) == []
