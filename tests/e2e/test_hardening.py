@@ -78,7 +78,6 @@ BAD_PARAMS = [
     "edit, message", [(e, m) for _, e, m in BAD_PARAMS], ids=[i for i, _, _ in BAD_PARAMS]
 )
 def test_bad_params_stop_snakemake_before_any_job_with_one_line(copy, edit, message):
-
     root, hashes = copy
     params = root / "params.yaml"
     text = params.read_text()
@@ -116,7 +115,3 @@ def test_a_truncated_artifact_is_named_removed_and_a_plain_rerun_rebuilds_it(cop
     second = snakemake_in(root)
     assert second.returncode == 0, second.stderr[-3000:]
     assert artifact_hashes(root) == hashes
-
-
-# A forced rerun of one instrument's seeded chain (its seeds, their gathers and the report):
-# long enough to interrupt mid-way, a fraction of a full run.

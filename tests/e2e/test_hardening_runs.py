@@ -34,6 +34,8 @@ from .conftest import (
 
 pytestmark = pytest.mark.slow
 
+# A forced rerun of one instrument's seeded chain (its seeds, their gathers and the report):
+# long enough to interrupt mid-way, a fraction of a full run.
 FORCED = ("--forcerun", "calibration_generate_seed")
 PROGRESS = re.compile(r"^(\d+) of (\d+) steps", re.M)
 
