@@ -101,7 +101,9 @@ def cell(result: dict) -> tuple[str, float | None, bool]:
 def _engine(result: dict) -> str:
     """The engine that answered on this checkout, shortened; ``~`` marks an estimate."""
     engine = result.get("engine", "")
-    short = engine.split(":")[0].split(" (")[0].split(" with ")[0]
+    short = engine.split(":")[0].split(" with ")[0]
+    if short.startswith("count from the small label class ("):  # which of the two counts
+        short = "small class, " + short.split("(", 1)[1].rstrip(")")
     return ("" if result.get("exact", True) else "~") + short
 
 

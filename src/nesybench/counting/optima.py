@@ -85,6 +85,7 @@ FALLBACKS = ("none", "ganak", "approx")  # what answers when the exact searches 
 ENCODING_BYTES_PER_CLAUSE = 200  # the CNF as Python tuples and Ganak's copy of it
 SEARCH_ENGINE = "search over (pi(j), f_j) with shared sub-problems"
 SMALL_CLASS_ENGINE = "count from the small label class (anchored partial injections)"
+INPUT_SWEEP_ENGINE = "count from the small label class (sweep over the inputs)"
 MAX_EPSILON = 10.0  # as the params schema: a looser ApproxMC tolerance says nothing
 ENCODING_MAX_CLAUSES = 5_000_000
 DIMACS_ARTIFACT_MAX_K = 12  # the disentangled DIMACS string beside an exact count
@@ -584,12 +585,18 @@ def _disentangled_engines(
     (none when ``max_subproblems=0``), as before, and past that the small-class count gets
     the rest of its share (1/SMALL_CLASS_SHARE of the budget).  The search has no estimate
     that the task's sizes give (k-bit parity at full support is one sub-problem per level, a
-    random CNF at half support passes any budget), so it is never run twice.  Where both pass
-    their budgets, ``fallback`` says what answers:
+    random CNF at half support passes any budget), so it is never run twice.  Where the class
+    is not narrow and an observed state lies in it, the sweep over the inputs
+    (``inputsweep.applies``: at most ``inputsweep.MAX_CLASS`` points, a free permutation) runs
+    before the search, on the same share of the budget: the observed points of the class
+    prune its states (it answers the k = 12 random 3-CNF at half support, six models over 11
+    of 12 outputs, which both others leave past their budgets); with none observed its
+    states do not merge, so it is not tried.  Where all pass their budgets, ``fallback`` says
+    what answers:
     ``none`` refuses (naming the options), ``ganak`` the exact projected model count of the
     disentangled encoding, ``approx`` ApproxMC's (epsilon, delta) estimate of it.
     """
-    from . import smallclass
+    from . import inputsweep, smallclass
     from .search import (
         MAX_SUBPROBLEMS,
         MemoryTooLarge,
@@ -638,6 +645,25 @@ def _disentangled_engines(
             small = False  # estimated within the limit but held more: the search may fit
         except SearchTooLarge:
             small = floor + TRIAL < share_cap
+    if (
+        inputsweep.applies(codes, task.domains, pinned, fixed_permutation)
+        and inputsweep.seen_in_class(codes, observed)
+        and not (small and smallclass.narrow(codes, observed))
+    ):
+        sweep_budget = _Budget(
+            share_cap,
+            "disentangled count by the sweep over the inputs",
+            "--max-subproblems",
+            memory_limit=memory,
+            memory_option="--max-memory",
+        )
+        try:
+            found = inputsweep.disentangled_input_sweep(
+                codes, task.k, observed, budget=sweep_budget
+            )
+            return found, INPUT_SWEEP_ENGINE
+        except SearchTooLarge:  # memory refusals included: the search may hold less
+            pass
     refusal: SearchTooLarge | None = None
     try:
         return search(budget), SEARCH_ENGINE

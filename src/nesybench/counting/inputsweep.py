@@ -1,0 +1,256 @@
+"""Exact disentangled counts of binary tasks from the small label class, swept over the inputs.
+
+The anchored count of :mod:`nesybench.counting.smallclass` branches on the outputs where the
+points of the small class S* differ (its span) and needs an observed point of S* to fix the
+signs; a wide span (a k = 12 random 3-CNF: six models over 11 of 12 outputs) makes it slower
+than the search, and at half support both pass any budget.  This count takes the inputs one
+at a time instead, so its states merge as the observed states do: it is the one that answers
+such a task at half support in under a second.  It applies to binary concepts, knowledge with
+two labels, no supervised state and a free permutation (see :func:`applies`); it is exact in
+every case, but fast only where observed states of S* prune it (:func:`seen_in_class`).
+
+The map seen from its constant outputs
+--------------------------------------
+
+A pair (pi, f) with constant outputs C (values c) and non-constant outputs J maps g to
+alpha(g)_j = g_pi(j) xor e_j on J and c_j on C.  Its image meets S* only in the group
+
+    G = {s in S* : s_C = c_C},
+
+and alpha(g) = s (s in G) exactly when g agrees with the *fibre pattern* of s on the sources
+P = pi(J): g_pi(j) = s_j xor e_j.  The labels are kept when every observed state of the other
+label (O') lies in no fibre of G and every observed state of S* (O*) lies in one (constants
+whose values select no point of S* keep them exactly when O* is empty).
+
+For one group G the outputs fall into *column classes*: output j's column is (s_j for s in
+G), taken up to complement because the sign e_j may flip it; the outputs where G agrees form
+one class, the G-constant columns, and only those may be in C (the others must be in J).  The
+count of the placements of J's columns on the inputs (an injection with signs) depends on C
+only through how many G-constant columns it leaves in J, so one sweep per group serves every
+C; ``_groups`` counts, for every group and size c, the sets C of that size whose constants
+select it (every C is tried on every point of S* at once: 2^k sets, vectorised).
+
+The sweep
+---------
+
+Inputs are taken from the top bit down (the O' table is one integer, so the states whose bit
+is 0 are its lower half).  Input p is either unused (it feeds a constant
+output, or nothing in the map) or takes one remaining column of some class with a sign, so
+its fibre pattern w_p (the bit each point of G requires there) is the class's column or its
+complement, in as many ways as the class has columns left.  A state is
+
+* the columns left in each class,
+* for each observed state of O', keyed by its bits not yet taken, the points of G whose
+  fibres may still hold it (a bit set; states sharing their remaining bits are merged by
+  union, as they need the same future);
+* for each observed state of O*, the points of G whose fibres may still hold it (an empty
+  set closes the branch).
+
+Taking input p drops bit p of every key; O' entries whose sets empty are done.  A state with
+no O' entry and no O* entry left closes in closed form (the remaining columns on the
+remaining inputs, any number of the G-constant ones).  States at each input are merged in
+one table and carry their number of ways, so the count is one pass of k levels.  At the end
+the G-constant columns left over are C; the sweep's ways for c of them are divided by
+C(z, c) (z: G-constant columns; each set of c of them is one C) and weighed by the number of
+sets C that select G, times c! for pairs (the constant outputs take the unused inputs in any
+order).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+
+import numpy as np
+
+from .search import SearchResult, _Budget
+
+__all__ = ["applies", "seen_in_class", "disentangled_input_sweep", "MAX_K", "MAX_CLASS"]
+
+MAX_K = 16  # the O' table has 2^k entries (g bits each) at the first input
+MAX_CLASS = 16  # points of S*: the group table compares every pair of points on 2^k sets
+STATES_PER_SUBPROBLEM = 1  # 30 to 50 us a state with its moves (a sub-problem is ~0.1 ms)
+STATE_OVERHEAD_BYTES = 200  # a state's key tuple and table slot, beside its O' table
+
+
+def _small_class(codes: np.ndarray) -> np.ndarray | None:
+    """The states of the smaller label class (ties: the first label), or None unless there are
+    exactly two labels."""
+    values, counts = np.unique(codes, return_counts=True)
+    if len(values) != 2:
+        return None
+    return np.flatnonzero(codes == values[int(np.argmin(counts))]).astype(np.int64)
+
+
+def applies(codes, dims: Sequence[int], pinned, fixed_permutation: bool) -> bool:
+    """True when the sweep counts the task: binary concepts (1 <= k <= MAX_K), exactly two
+    labels with at most MAX_CLASS states in the smaller class, no supervised state and a free
+    permutation."""
+    if fixed_permutation or not dims or len(dims) > MAX_K or any(int(d) != 2 for d in dims):
+        return False
+    if pinned is not None and np.asarray(pinned, bool).any():
+        return False
+    small = _small_class(np.asarray(codes))
+    return small is not None and len(small) <= MAX_CLASS
+
+
+def seen_in_class(codes, observed) -> bool:
+    """An observed state lies in the smaller label class.  Those states prune the sweep (an
+    empty set closes a branch); with none of them its states rarely merge (three random points
+    of a 14-bit cube and half the other states observed: past 30 s), so the dispatcher only
+    tries it then."""
+    small = _small_class(np.asarray(codes))
+    return small is not None and bool(np.isin(np.asarray(observed, dtype=np.int64), small).any())
+
+
+def _groups(k: int, points: np.ndarray) -> dict[int, dict[int, int]]:
+    """{group G as a bit set over ``points``: {c: sets C of c outputs whose constants select
+    exactly G}}, over every C and every point's values on it."""
+    r = len(points)
+    sets = np.arange(2**k, dtype=np.int64)
+    values = points[None, :] & sets[:, None]  # (2^k, r): each point's values on each C
+    group = np.zeros((2**k, r), dtype=np.int64)
+    for i in range(r):
+        for other in range(r):
+            group[:, i] |= (values[:, i] == values[:, other]).astype(np.int64) << other
+    sizes = np.bitwise_count(sets.astype(np.uint64)).astype(np.int64)
+    group.sort(axis=1)
+    first = np.ones(group.shape, dtype=bool)
+    first[:, 1:] = group[:, 1:] != group[:, :-1]  # each group once per C
+    keys = np.stack([group[first], np.broadcast_to(sizes[:, None], group.shape)[first]], axis=1)
+    found, counts = np.unique(keys, axis=0, return_counts=True)
+    out: dict[int, dict[int, int]] = defaultdict(dict)
+    for (mask, c), n in zip(found.tolist(), counts.tolist()):
+        out[mask][c] = n
+    return out
+
+
+def _sweep(k: int, group: list[int], seen_other, seen_small, budget: _Budget):
+    """({c: placements of the columns with c G-constant columns left over}, z) for one group
+    (the module docstring's sweep)."""
+    g = len(group)
+    full = (1 << g) - 1
+    span = 0
+    for s in group:
+        span |= s ^ group[0]
+    z = k - span.bit_count()
+    by_class: dict[int, int] = defaultdict(int)
+    for j in range(k):
+        if span >> j & 1:
+            column = sum((s >> j & 1) << n for n, s in enumerate(group))
+            by_class[min(column, full & ~column)] += 1
+    patterns = [(0, full)] + [(u, full & ~u) for u in sorted(by_class)]  # class 0: G-constant
+    start = tuple([z] + [by_class[u] for u in sorted(by_class)])
+    # The O' table is one integer, g bits per entry, entry x at bit x * g; the inputs are
+    # taken from the top bit down, so the entries whose input p is 0 are the lower half.
+    table = 0
+    for x in np.asarray(seen_other, dtype=np.int64).tolist():
+        table |= full << (x * g)
+    small = tuple(sorted({(int(x), full) for x in seen_small}))
+
+    def state_bytes(entries: int) -> int:
+        return entries * g // 8 + STATE_OVERHEAD_BYTES
+
+    budget.hold(state_bytes(2**k), f"the observed states (group of {g})")
+    level = {(start, table, small): 1}
+    ways: dict[int, int] = defaultdict(int)
+    for p in reversed(range(k)):
+        after = p  # inputs left once p is taken
+        half = 2**p  # entries once p is taken
+        low = (1 << (half * g)) - 1
+        repeat = low // full if g else 0  # full * repeat = low: one copy of a value per entry
+        budget.spend(
+            1 + len(level) // STATES_PER_SUBPROBLEM + len(level) * half // 2**14,
+            f"input {k - p} of {k} (group of {g})",
+        )
+        following: dict[tuple, int] = defaultdict(int)
+        for (left, table, seen), weight in level.items():
+            zero, one = table & low, table >> (half * g)  # entries whose bit p is 0, 1
+            moves = [(None, 1, left)] if sum(left[1:]) <= after else []
+            for n, pair in enumerate(patterns):
+                if left[n]:
+                    rest = left[:n] + (left[n] - 1,) + left[n + 1 :]
+                    moves.extend((w, left[n], rest) for w in pair)
+            for w, times, rest in moves:
+                seen_now = seen
+                if w is None:
+                    merged = zero | one
+                else:
+                    merged = (zero & (full & ~w) * repeat) | (one & w * repeat)
+                    kept = []
+                    for x, may in seen:
+                        may &= w if x >> p & 1 else full & ~w
+                        if not may:
+                            break  # an O* state in no fibre: the branch closes
+                        kept.append((x, may))
+                    if len(kept) < len(seen):
+                        continue
+                    seen_now = kept
+                seen_next = tuple(sorted({(x & (half - 1), may) for x, may in seen_now}))
+                n_j, n_const = sum(rest[1:]), rest[0]
+                if not merged and not seen_next:
+                    # closed: the remaining columns anywhere, any number of G-constant ones
+                    for q in range(n_const + 1):
+                        if n_j + q <= after:
+                            ways[n_const - q] += (
+                                weight
+                                * times
+                                * math.comb(n_const, q)
+                                * math.perm(after, n_j + q)
+                                * 2 ** (n_j + q)
+                            )
+                    continue
+                if n_j + n_const == 0 and merged:
+                    continue  # an O' state still in a fibre and nothing left to move it out
+                key = (rest, merged, seen_next)
+                if key not in following:
+                    budget.hold(state_bytes(half), f"input {k - p} of {k} (group of {g})")
+                following[key] += weight * times
+        budget.release(len(level) * state_bytes(2 * half))
+        level = following
+    for (left, table, _), weight in level.items():  # every key is empty now
+        if sum(left[1:]) == 0 and not table:
+            ways[left[0]] += weight
+    budget.release(len(level) * state_bytes(1))
+    return {c: w // math.comb(z, c) for c, w in ways.items()}, z
+
+
+def disentangled_input_sweep(codes, k: int, observed, *, budget: _Budget) -> SearchResult:
+    """N_opt (pairs) and n_distinct of the disentangled family by the sweep over the inputs
+    (see the module docstring); ``observed`` are state indices, ``codes`` the label of every
+    state.  Call only when :func:`applies`.
+
+    >>> from nesybench.logic import all_states
+    >>> from nesybench.counting.search import _Budget, disentangled_search
+    >>> codes = all_states(4).prod(axis=1)              # x1 & x2 & x3 & x4: one model
+    >>> seen = np.array([0, 3, 9])                      # none of them the model
+    >>> r = disentangled_input_sweep(codes, 4, seen, budget=_Budget(None, "count", "o"))
+    >>> r.n_pairs == disentangled_search(codes, (2,) * 4, seen).n_pairs
+    True
+    """
+    codes = np.asarray(codes)
+    observed = np.unique(np.asarray(observed, dtype=np.int64))
+    points = _small_class(codes)
+    in_small = np.zeros(len(codes), bool)
+    in_small[points] = True
+    seen_small = observed[in_small[observed]]
+    seen_other = observed[~in_small[observed]]
+    budget.hold(2**k * len(points) * 8 * 4, "the table of groups")
+    groups = _groups(k, points)
+    budget.release(2**k * len(points) * 8 * 4)
+    pairs = distinct = 0
+    if len(seen_small) == 0:  # constants that select no point of S*: the image avoids it
+        for c in range(k + 1):
+            selecting = sum(by_c.get(c, 0) for by_c in groups.values())
+            n = math.comb(k, c) * 2**c - selecting
+            placements = math.perm(k, k - c) * 2 ** (k - c)
+            distinct += n * placements
+            pairs += n * placements * math.factorial(c)
+    for mask, by_c in groups.items():
+        group = [int(points[i]) for i in range(len(points)) if mask >> i & 1]
+        ways, _ = _sweep(k, group, seen_other, seen_small, budget)
+        for c, n in by_c.items():
+            distinct += n * ways.get(c, 0)
+            pairs += n * ways.get(c, 0) * math.factorial(c)
+    return SearchResult(pairs, distinct, budget.used)

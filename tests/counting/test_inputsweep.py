@@ -1,0 +1,161 @@
+"""The count from the small label class swept over the inputs: the enumeration oracle at small
+k, the search at k = 6 and 7, metamorphic relations at k = 12 and 14, the dispatcher's choice
+and its budgets."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from nesybench.counting import CountingTask, count_disentangled, inputsweep, optima, support_states
+from nesybench.counting.search import MemoryTooLarge, SearchTooLarge, _Budget, disentangled_search
+from nesybench.logic import TableKnowledge, all_states, make_knowledge, state_str, states_index
+from nesybench.seeds import child_rng
+from nesybench.shortcuts.tasks import random_3cnf
+
+from .test_search import _renamed, random_cnf
+
+
+def _random_task(seed: int, max_k: int = 5) -> CountingTask:
+    """A random binary task: a random CNF or a few random points as the small class, on a
+    random support (with or without observed points of the small class)."""
+    rng = child_rng(seed, "test-inputsweep")
+    k = int(rng.integers(1, max_k + 1))
+    names = [state_str(row) for row in all_states(k)]
+    if rng.integers(0, 2):
+        knowledge = make_knowledge(random_cnf(k, int(rng.integers(1, 5 * k)), seed), k)
+    else:
+        codes = np.zeros(2**k, dtype=np.int64)
+        codes[rng.choice(2**k, size=int(rng.integers(1, min(6, 2**k - 1) + 1)), replace=False)] = 1
+        knowledge = TableKnowledge((2,) * k, codes, ("out", "in"))
+    support = rng.choice(names, size=int(rng.integers(1, 2**k + 1)), replace=False)
+    return CountingTask(knowledge, tuple(str(s) for s in support))
+
+
+def _sweep(task: CountingTask, budget: _Budget | None = None):
+    return inputsweep.disentangled_input_sweep(
+        task.knowledge.labels(all_states(task.k)),
+        task.k,
+        states_index(task.observed_rows(), task.domains),
+        budget=budget or _Budget(None, "count", "o"),
+    )
+
+
+def _applies(task: CountingTask) -> bool:
+    codes = task.knowledge.labels(all_states(task.k))
+    return inputsweep.applies(codes, task.domains, task.pinned_mask(), False)
+
+
+def test_input_sweep_equals_enumeration():
+    checked = unanchored = 0
+    for seed in range(80):
+        task = _random_task(seed)
+        if not _applies(task):
+            continue
+        got = _sweep(task)
+        oracle = count_disentangled(task, method="enumerate")
+        assert got.n_pairs == oracle.n_opt, seed
+        if oracle.n_distinct is not None:
+            assert got.n_distinct == oracle.n_distinct, seed
+        checked += 1
+        codes = task.knowledge.labels(all_states(task.k))
+        seen = codes[states_index(task.observed_rows(), task.domains)]
+        unanchored += int(len(inputsweep._small_class(codes)) > 1 and len(set(seen)) == 1)
+    assert checked >= 50
+    assert unanchored >= 5  # the case the anchored count declines: no observed small point
+
+
+def test_input_sweep_equals_the_search_at_k_6_and_7():
+    checked = 0
+    for seed in range(200, 240):
+        task = _random_task(seed, max_k=7)
+        if task.k < 6 or not _applies(task):
+            continue
+        codes = task.knowledge.labels(all_states(task.k))
+        observed = states_index(task.observed_rows(), task.domains)
+        want = disentangled_search(codes, task.domains, observed)
+        got = _sweep(task)
+        assert (got.n_pairs, got.n_distinct) == (want.n_pairs, want.n_distinct), seed
+        checked += 1
+    assert checked >= 8
+
+
+def test_applies_declines_what_it_cannot_count():
+    k = 4
+    two_points = np.zeros(16, dtype=np.int64)
+    two_points[[5, 9]] = 1
+    assert inputsweep.applies(two_points, (2,) * k, None, False)
+    assert not inputsweep.applies(two_points, (2,) * k, None, True)  # fixed permutation
+    assert not inputsweep.applies(two_points, (2,) * k, np.array([True]), False)  # supervised
+    assert not inputsweep.applies(two_points, (3,) * k, None, False)
+    assert not inputsweep.applies(np.arange(16) % 3, (2,) * k, None, False)  # three labels
+    assert not inputsweep.applies(np.zeros(16, dtype=np.int64), (2,) * k, None, False)
+    parity = make_knowledge("xor", k).labels(all_states(k))  # a class of 8 points: counted
+    assert inputsweep.applies(parity, (2,) * k, None, False)
+    parity6 = make_knowledge("xor", 6).labels(all_states(6))  # 32 points: past MAX_CLASS
+    assert not inputsweep.applies(parity6, (2,) * 6, None, False)
+
+
+def _bench_task(k: int, frac: float) -> CountingTask:
+    knowledge = random_3cnf(k, round(4.26 * k), child_rng(0, "bench-sparse", k))
+    return CountingTask(knowledge, support_states(k, frac, seed=0))
+
+
+def test_dispatcher_chooses_the_sweep_for_a_wide_class_at_half_support():
+    """The benchmark's k = 12 3-CNF at half support: six models over 11 of 12 outputs (not
+    narrow), which the search and the anchored count both left past their budgets."""
+    task = _bench_task(12, 0.5)
+    result = count_disentangled(task)
+    assert result.engine == optima.INPUT_SWEEP_ENGINE and result.exact
+    perm = [int(v) for v in child_rng(4, "test-sweep-perm", 12).permutation(12)]
+    for other in (_renamed(task, perm, set()), _renamed(task, perm, {0, 5, 11})):
+        got = count_disentangled(other)
+        assert (got.n_opt, got.n_distinct) == (result.n_opt, result.n_distinct)
+
+
+def _relabelled(codes, observed, perm, flip: int):
+    """The task with state bit b moved to bit perm[b] and the bits of ``flip`` negated."""
+    states = np.arange(len(codes), dtype=np.int64)
+    moved = np.zeros_like(states)
+    for b, to in enumerate(perm):
+        moved |= ((states >> b) & 1) << to
+    moved ^= flip
+    new_codes = np.empty_like(codes)
+    new_codes[moved] = codes
+    return new_codes, moved[observed]
+
+
+def test_metamorphic_at_k_14():
+    """Renaming and negating concepts keep the sweep's count at k = 14: a small class of three
+    points, two of them observed with a quarter of the other states."""
+    k = 14
+    rng = child_rng(5, "test-sweep-points", k)
+    codes = np.zeros(2**k, dtype=np.int64)
+    codes[rng.choice(2**k, size=3, replace=False)] = 1
+    observed = rng.choice(np.flatnonzero(codes == 0), size=2**k // 4, replace=False)
+    observed = np.append(observed, np.flatnonzero(codes == 1)[:2])
+
+    def count(codes, observed):
+        found = inputsweep.disentangled_input_sweep(
+            codes, k, observed, budget=_Budget(None, "count", "o")
+        )
+        return found.n_pairs, found.n_distinct
+
+    base = count(codes, observed)
+    assert base[0] > 0
+    perm = [int(v) for v in child_rng(6, "test-sweep-perm", k).permutation(k)]
+    for flip in (0, 1 << 3, 2**k - 1):
+        assert count(*_relabelled(codes, observed, perm, flip)) == base
+    # observing the third point of the class keeps at most as many maps
+    more = np.append(observed, np.flatnonzero(codes == 1)[2:])
+    assert 0 < count(codes, more)[0] <= base[0]
+
+
+def test_budget_and_memory_refusals_name_their_options():
+    task = _bench_task(12, 0.5)
+    with pytest.raises(SearchTooLarge, match="passed 100 sub-problems at input"):
+        _sweep(task, _Budget(100, "sweep", "--max-subproblems"))
+    budget = _Budget(None, "sweep", "o", memory_limit=2**20, memory_option="--max-memory")
+    with pytest.raises(MemoryTooLarge, match=r"above the limit of about 1 MB.*--max-memory"):
+        _sweep(task, budget)
+    assert budget.held > budget.memory_limit  # charged before the states were built
