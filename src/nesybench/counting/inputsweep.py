@@ -65,6 +65,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .search import SearchResult, _Budget
+from .smallclass import _classes
 
 __all__ = ["applies", "seen_in_class", "disentangled_input_sweep", "MAX_K", "MAX_CLASS"]
 
@@ -75,12 +76,10 @@ STATE_OVERHEAD_BYTES = 200  # a state's key tuple and table slot, beside its O' 
 
 
 def _small_class(codes: np.ndarray) -> np.ndarray | None:
-    """The states of the smaller label class (ties: the first label), or None unless there are
-    exactly two labels."""
-    values, counts = np.unique(codes, return_counts=True)
-    if len(values) != 2:
-        return None
-    return np.flatnonzero(codes == values[int(np.argmin(counts))]).astype(np.int64)
+    """The states of the smaller label class (ties: the first label, as the anchored count),
+    or None unless there are exactly two labels."""
+    found = _classes(codes)
+    return found[0] if found is not None and len(found[0]) else None
 
 
 def applies(codes, dims: Sequence[int], pinned, fixed_permutation: bool) -> bool:
