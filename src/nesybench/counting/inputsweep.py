@@ -65,7 +65,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .search import SearchResult, _Budget
-from .smallclass import _classes
+from .smallclass import _classes, _popcount, observed_by_class
 
 __all__ = ["applies", "seen_in_class", "disentangled_input_sweep", "MAX_K", "MAX_CLASS"]
 
@@ -113,7 +113,7 @@ def _groups(k: int, points: np.ndarray) -> dict[int, dict[int, int]]:
     for i in range(r):
         for other in range(r):
             group[:, i] |= (values[:, i] == values[:, other]).astype(np.int64) << other
-    sizes = np.bitwise_count(sets.astype(np.uint64)).astype(np.int64)
+    sizes = _popcount(sets)
     group.sort(axis=1)
     first = np.ones(group.shape, dtype=bool)
     first[:, 1:] = group[:, 1:] != group[:, :-1]  # each group once per C
@@ -125,9 +125,9 @@ def _groups(k: int, points: np.ndarray) -> dict[int, dict[int, int]]:
     return out
 
 
-def _sweep(k: int, group: list[int], seen_other, seen_small, budget: _Budget):
-    """({c: placements of the columns with c G-constant columns left over}, z) for one group
-    (the module docstring's sweep)."""
+def _sweep(k: int, group: list[int], seen_other, seen_small, budget: _Budget) -> dict[int, int]:
+    """{c: placements of the columns with c G-constant columns left over} for one group (the
+    module docstring's sweep)."""
     g = len(group)
     full = (1 << g) - 1
     span = 0
@@ -158,7 +158,7 @@ def _sweep(k: int, group: list[int], seen_other, seen_small, budget: _Budget):
         after = p  # inputs left once p is taken
         half = 2**p  # entries once p is taken
         low = (1 << (half * g)) - 1
-        repeat = low // full if g else 0  # full * repeat = low: one copy of a value per entry
+        repeat = low // full  # full * repeat = low: one copy of a value per entry
         budget.spend(
             1 + len(level) // STATES_PER_SUBPROBLEM + len(level) * half // 2**14,
             f"input {k - p} of {k} (group of {g})",
@@ -212,7 +212,7 @@ def _sweep(k: int, group: list[int], seen_other, seen_small, budget: _Budget):
         if sum(left[1:]) == 0 and not table:
             ways[left[0]] += weight
     budget.release(len(level) * state_bytes(1))
-    return {c: w // math.comb(z, c) for c, w in ways.items()}, z
+    return {c: w // math.comb(z, c) for c, w in ways.items()}
 
 
 def disentangled_input_sweep(codes, k: int, observed, *, budget: _Budget) -> SearchResult:
@@ -228,13 +228,7 @@ def disentangled_input_sweep(codes, k: int, observed, *, budget: _Budget) -> Sea
     >>> r.n_pairs == disentangled_search(codes, (2,) * 4, seen).n_pairs
     True
     """
-    codes = np.asarray(codes)
-    observed = np.unique(np.asarray(observed, dtype=np.int64))
-    points = _small_class(codes)
-    in_small = np.zeros(len(codes), bool)
-    in_small[points] = True
-    seen_small = observed[in_small[observed]]
-    seen_other = observed[~in_small[observed]]
+    points, seen_small, seen_other = observed_by_class(codes, observed)
     budget.hold(2**k * len(points) * 8 * 4, "the table of groups")
     groups = _groups(k, points)
     budget.release(2**k * len(points) * 8 * 4)
@@ -248,7 +242,7 @@ def disentangled_input_sweep(codes, k: int, observed, *, budget: _Budget) -> Sea
             pairs += n * placements * math.factorial(c)
     for mask, by_c in groups.items():
         group = [int(points[i]) for i in range(len(points)) if mask >> i & 1]
-        ways, _ = _sweep(k, group, seen_other, seen_small, budget)
+        ways = _sweep(k, group, seen_other, seen_small, budget)
         for c, n in by_c.items():
             distinct += n * ways.get(c, 0)
             pairs += n * ways.get(c, 0) * math.factorial(c)

@@ -625,20 +625,27 @@ def _disentangled_engines(
     share_cap = max(1, (budget or MAX_SUBPROBLEMS) // SMALL_CLASS_SHARE)
     floor = smallclass.work_floor(task.k)
 
-    def small_class(limit: int):
-        share = _Budget(
+    def share(what: str, limit: int = share_cap) -> _Budget:  # a count from the class
+        return _Budget(
             min(limit, share_cap),
-            "disentangled count from the small label class",
+            what,
             "--max-subproblems",
             memory_limit=memory,
             memory_option="--max-memory",
         )
+
+    def small_class(limit: int):
         found = smallclass.disentangled_small_class(
-            codes, task.k, observed, fixed_permutation=fixed_permutation, budget=share
+            codes,
+            task.k,
+            observed,
+            fixed_permutation=fixed_permutation,
+            budget=share("disentangled count from the small label class", limit),
         )
         return found, SMALL_CLASS_ENGINE
 
-    if small and smallclass.narrow(codes, observed):  # a trial: table + TRIAL
+    narrow = small and smallclass.narrow(codes, observed)
+    if narrow:  # a trial: table + TRIAL
         try:
             return small_class(floor + TRIAL)
         except MemoryTooLarge:
@@ -648,18 +655,14 @@ def _disentangled_engines(
     if (
         inputsweep.applies(codes, task.domains, pinned, fixed_permutation)
         and inputsweep.seen_in_class(codes, observed)
-        and not (small and smallclass.narrow(codes, observed))
+        and not (small and narrow)
     ):
-        sweep_budget = _Budget(
-            share_cap,
-            "disentangled count by the sweep over the inputs",
-            "--max-subproblems",
-            memory_limit=memory,
-            memory_option="--max-memory",
-        )
         try:
             found = inputsweep.disentangled_input_sweep(
-                codes, task.k, observed, budget=sweep_budget
+                codes,
+                task.k,
+                observed,
+                budget=share("disentangled count by the sweep over the inputs"),
             )
             return found, INPUT_SWEEP_ENGINE
         except SearchTooLarge:  # memory refusals included: the search may hold less

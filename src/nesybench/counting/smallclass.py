@@ -139,6 +139,17 @@ def _classes(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     return np.flatnonzero(in_small).astype(np.int64), ~in_small
 
 
+def observed_by_class(codes, observed) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(S*, the observed states in S*, the other observed states), each sorted; two labels at
+    most."""
+    codes = np.asarray(codes)
+    observed = np.unique(np.asarray(observed, dtype=np.int64))
+    small, _ = _classes(codes)
+    in_small = np.zeros(len(codes), bool)
+    in_small[small] = True
+    return small, observed[in_small[observed]], observed[~in_small[observed]]
+
+
 def applies(codes, dims: Sequence[int], observed, pinned) -> bool:
     """True when this count handles the task: binary concepts (k <= 16), at most two labels, no
     supervised state, and either an observed state in the smaller class or at most one state in
@@ -250,13 +261,7 @@ def disentangled_small_class(
     >>> r.n_pairs == disentangled_search(codes, (2,) * 4, seen).n_pairs
     True
     """
-    codes = np.asarray(codes)
-    observed = np.unique(np.asarray(observed, dtype=np.int64))
-    small, other = _classes(codes)
-    in_small = np.zeros(len(codes), bool)
-    in_small[small] = True
-    seen_small = observed[in_small[observed]]
-    seen_other = observed[~in_small[observed]]
+    small, seen_small, seen_other = observed_by_class(codes, observed)
     emp = _empty_subcubes(k, seen_other, budget)
     ternary = _Ternary(k)
     if len(seen_small) == 0:
