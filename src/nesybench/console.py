@@ -6,6 +6,8 @@ from typing import Any
 
 import pandas as pd
 
+from .canonical import unsigned_zero
+
 __all__ = ["format_table", "print_table"]
 
 
@@ -20,7 +22,9 @@ def format_table(df: pd.DataFrame, *, floatfmt: str = "{:.4f}") -> str:
 
     def cell(v: Any) -> str:
         if isinstance(v, float):
-            return floatfmt.format(v)
+            # a value that rounds to zero prints unsigned: its sign is last-bit noise that
+            # another CPU's kernels can flip (nesybench.canonical)
+            return unsigned_zero(floatfmt.format(v))
         return str(v)
 
     rows = [[str(c) for c in df.columns]] + [

@@ -48,6 +48,14 @@ def _stage_name(rule: str, wildcards: dict[str, str]) -> str:
     return "-".join([rule, *parts])
 
 
+def _deps(inputs, root: Path) -> list[str]:
+    """A job's inputs for DVC: each code stamp replaced by the files it stands for (DVC hashes
+    files itself, and a stamp under .snakemake/ is not something a DVC checkout has)."""
+    from .workflow_code import stamped
+
+    return sorted({d for p in map(str, inputs) for d in (stamped(p, str(root)) or [p])})
+
+
 def snakemake_jobs(root: Path) -> tuple[list[dict], dict]:
     """Every job of a full run, in topological order, as plain dicts; plus the PLOTS spec."""
     from snakemake.api import DAGSettings, OutputSettings, ResourceSettings, SnakemakeApi
@@ -80,7 +88,7 @@ def snakemake_jobs(root: Path) -> tuple[list[dict], dict]:
                         "wildcards": dict(job.wildcards),
                         "name": _stage_name(job.rule.name, dict(job.wildcards)),
                         "cmd": " ".join(job.shellcmd.split()),
-                        "deps": sorted(set(map(str, job.input))),
+                        "deps": _deps(job.input, root),
                         "params": sorted(sections),
                         "outs": sorted(map(str, job.output)),
                     }

@@ -6,11 +6,19 @@ the static import closure (every ``import`` in a module, including those inside 
 of the stage runner and of the modules the runner loads by name for that instrument (its
 pipeline and its artifact registry; for the report, every instrument's report section),
 plus the package data files (``*.yaml``) of the packages in the closure.
+
+A rule does not list those files itself but one stamp per code set (:func:`code_stamp`):
+Snakemake stats every input of every pending job at each scheduling round, and 36 to 111
+code files per job made that most of its own CPU on the full profile.  The stamp holds each
+file's SHA-256, so it changes exactly when one of them does, and carries the newest file's
+mtime, so Snakemake's mtime and checksum triggers decide as they would on the files;
+``dvc_export`` maps it back to the files, which DVC hashes itself.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import json
 import os
@@ -24,8 +32,11 @@ SRC = Path(__file__).resolve().parent
 PACKAGE = "nesybench"
 #: the imports of every source file, by content, relative to the checkout (see _ImportCache)
 IMPORT_CACHE = Path(".snakemake") / "nesybench" / "imports.json"
+#: one stamp per (stage, instrument) code set, relative to the checkout (see code_stamp)
+STAMP_DIR = Path(".snakemake") / "nesybench" / "code"
+STAMP_SUFFIX = ".sha256"
 
-__all__ = ["code_inputs", "import_closure", "module_file"]
+__all__ = ["code_inputs", "code_stamp", "import_closure", "module_file", "stamped"]
 
 
 @cache
@@ -175,3 +186,57 @@ def code_inputs(stage: str, instrument: str, root: str = ".") -> list[str]:
     rel = {str(p.relative_to(base)) for p in files | data}
     rel.add(f"stages/{stage}.py")
     return sorted(rel)
+
+
+def _stamp_path(stage: str, instrument: str) -> str:
+    return str(STAMP_DIR / f"{stage}-{instrument}{STAMP_SUFFIX}")
+
+
+@cache
+def code_stamp(stage: str, instrument: str, root: str = ".") -> list[str]:
+    """The rule input standing for :func:`code_inputs`: ``[stamp]``, the stamp file's path
+    relative to ``root``, or the files themselves where the stamp cannot be written.
+
+    The stamp lists ``<sha256>  <path>`` for every file of the code set.  It is rewritten
+    (atomically) only when that text changes, and its mtime is then set to the newest of the
+    files', so a touched but unchanged file reruns nothing and an edited one reruns exactly
+    the jobs whose code set holds it, as when the rule listed the files.
+    """
+    files = code_inputs(stage, instrument, root)
+    base = Path(root)
+    rel = _stamp_path(stage, instrument)
+    try:
+        text = "".join(
+            f"{hashlib.sha256((base / f).read_bytes()).hexdigest()}  {f}\n" for f in files
+        )
+        newest = max((base / f).stat().st_mtime_ns for f in files)
+        path = base / rel
+        try:
+            unchanged = path.read_text(encoding="utf-8") == text
+        except (OSError, UnicodeDecodeError):
+            unchanged = False
+        if not unchanged:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    handle.write(text)
+                os.chmod(tmp, 0o644)
+                os.utime(tmp, ns=(newest, newest))
+                os.replace(tmp, path)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise
+    except OSError:
+        return files  # a read-only checkout: the rule lists the files, as before stamps
+    return [rel]
+
+
+def stamped(path: str, root: str = ".") -> list[str] | None:
+    """The files a code stamp stands for (read from the stamp), or None for any other path."""
+    rel = Path(path)
+    if rel.parent != STAMP_DIR or rel.suffix != STAMP_SUFFIX:
+        return None
+    text = (Path(root) / rel).read_text(encoding="utf-8")
+    return [line.split("  ", 1)[1] for line in text.splitlines() if "  " in line]

@@ -80,3 +80,10 @@ def test_print_table_passes_floatfmt_through(capsys):
     out = capsys.readouterr().out
     assert out == "\nT\n" + format_table(df, floatfmt="{:.1f}") + "\n"
     assert out.endswith("  a     0.2\n")
+
+
+def test_a_value_that_rounds_to_zero_prints_without_a_sign():
+    """-1e-17 and 1e-17 are the same coefficient computed by two CPUs' kernels."""
+    df = pd.DataFrame({"term": ["a", "b", "c"], "coef": [-1e-17, 1e-17, -0.00006]})
+    cells = [line.split()[1] for line in format_table(df).split("\n")[1:]]
+    assert cells == ["0.0000", "0.0000", "-0.0001"]

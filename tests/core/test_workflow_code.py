@@ -132,3 +132,69 @@ def test_code_inputs_are_computed_where_the_cache_cannot_be_written(tmp_path):
     assert _code_inputs_fresh(root, "count", "calibration") == code_inputs(
         "count", "calibration", str(ROOT)
     )
+
+
+def _code_stamp_fresh(root: Path, stage: str, instrument: str) -> list[str]:
+    """code_stamp in a new process, as a Snakemake run calls it."""
+    code = (
+        "import json, sys; from nesybench.workflow_code import code_stamp; "
+        "print(json.dumps(code_stamp(sys.argv[1], sys.argv[2], sys.argv[3])))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, stage, instrument, str(root)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return json.loads(out)
+
+
+def test_a_code_stamp_lists_every_file_of_its_code_set_with_its_digest(tmp_path):
+    import hashlib
+
+    from nesybench.workflow_code import stamped
+
+    root = _copy_sources(tmp_path)
+    [stamp] = _code_stamp_fresh(root, "score", "nli")
+    assert stamp == ".snakemake/nesybench/code/score-nli.sha256"
+    files = code_inputs("score", "nli", str(ROOT))
+    assert stamped(stamp, str(root)) == files
+    for line in (root / stamp).read_text().splitlines():
+        digest, path = line.split("  ")
+        assert digest == hashlib.sha256((root / path).read_bytes()).hexdigest(), path
+    assert (root / stamp).stat().st_mode & 0o777 == 0o644
+    assert stamped("data/score/nli/summaries.parquet", str(root)) is None
+    assert stamped("stages/score.py", str(root)) is None
+
+
+def test_a_code_stamp_changes_with_an_edit_and_keeps_its_mtime_for_a_touch(tmp_path):
+    import os
+
+    root = _copy_sources(tmp_path)
+    files = [root / f for f in code_inputs("train", "axes", str(ROOT))]
+    for i, path in enumerate(files):  # distinct mtimes, the newest not the last file
+        os.utime(path, ns=(10**18 + i, 10**18 + i))
+    os.utime(files[3], ns=(2 * 10**18, 2 * 10**18))
+    [stamp] = _code_stamp_fresh(root, "train", "axes")
+    stamp = root / stamp
+    assert stamp.stat().st_mtime_ns == 2 * 10**18  # the newest file's, for the mtime trigger
+    text = stamp.read_text()
+    # a touch without a change of bytes: the stamp is not rewritten, so nothing reruns
+    os.utime(files[0], ns=(3 * 10**18, 3 * 10**18))
+    _code_stamp_fresh(root, "train", "axes")
+    assert stamp.read_text() == text and stamp.stat().st_mtime_ns == 2 * 10**18
+    # an edit: the file's digest changes, and the stamp's mtime is the edited file's
+    files[1].write_text(files[1].read_text() + "\n# an edit\n")
+    os.utime(files[1], ns=(4 * 10**18, 4 * 10**18))
+    _code_stamp_fresh(root, "train", "axes")
+    assert stamp.read_text() != text and stamp.stat().st_mtime_ns == 4 * 10**18
+    changed = [a for a, b in zip(text.splitlines(), stamp.read_text().splitlines()) if a != b]
+    assert [line.split("  ")[1] for line in changed] == [str(files[1].relative_to(root))]
+
+
+def test_a_checkout_where_no_stamp_can_be_written_lists_the_files(tmp_path):
+    root = _copy_sources(tmp_path)
+    (root / ".snakemake").write_text("a file where the stamp folder would go")
+    assert _code_stamp_fresh(root, "count", "calibration") == code_inputs(
+        "count", "calibration", str(ROOT)
+    )

@@ -5,7 +5,7 @@ from nesybench.artifacts import WILDCARD_PATTERN, registry
 SEED_PATTERN = "[0-9]+"  # a seed wildcard is a non-negative integer
 VARIANT_PATTERN = "[A-Za-z0-9_.+-]+=[A-Za-z0-9_.+-]+"  # one knob level: <params path>=<value>
 from nesybench.params import job_params
-from nesybench.workflow_code import code_inputs
+from nesybench.workflow_code import code_stamp
 
 # Shared helpers for the rule files. Conventions every rule follows:
 #   shell:  "python stages/<stage>.py <instrument> [<step>] [--arg WILDCARD={wildcards.WILDCARD}]"
@@ -14,8 +14,9 @@ from nesybench.workflow_code import code_inputs
 #   params: section=section("<instrument>") for an instrument-wide job,
 #           section=job_section("<instrument>", stage, step) for a per-seed job (its section
 #           without the sweep keys, so growing n_seeds reruns no finished seed)
-#   input:  code=code(stage, instrument) -- every source file the job can run, derived from
-#           the import graph (nesybench.workflow_code); other rules' outputs by name.
+#   input:  code=code(stage, instrument) -- a stamp of every source file the job can run (their
+#           SHA-256, derived from the import graph: nesybench.workflow_code); other rules'
+#           outputs by name.
 # REPORT_INPUTS[<instrument>] lists every artifact the instrument declares: the report
 # verifies all of them, and a missing one makes Snakemake rerun its producer.
 
@@ -69,5 +70,6 @@ def exists(path):
 
 
 def code(stage, instrument):
-    """The library files a rule's results depend on, as inputs: editing them reruns the rule."""
-    return code_inputs(stage, instrument)
+    """The library files a rule's results depend on, as one stamp input: editing one of them
+    reruns the rule (dvc.yaml lists the files themselves)."""
+    return code_stamp(stage, instrument)

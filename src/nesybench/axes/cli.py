@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..canonical import unsigned_zero
 from ..cli_args import add_command, add_json, add_out, check_out, examples, write_out
 from ..console import format_table
 from ..errors import InputError
@@ -278,7 +279,7 @@ def _int_option(text: str, name: str, lo: int, hi: int) -> int:
 
 
 def _fmt(value) -> str:
-    return "-" if value is None else f"{value:.4f}"
+    return "-" if value is None else unsigned_zero(f"{value:.4f}")
 
 
 def run_score(args: argparse.Namespace) -> int:
