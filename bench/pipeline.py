@@ -3,7 +3,8 @@ CPU, the wall on idle cores), a no-op rerun, a one-param change, and the seed sw
 cores, each tree in a throw-away copy.
 
     python bench/pipeline.py [--profile NAME | --params-override FILE] [--repeat 3]
-                             [--sweep-seeds 8] [--no-landed] [--cold-only] [--nice N] [--top 12]
+                             [--sweep-seeds 8] [--no-landed | --landed COMMIT]
+                             [--cold-only] [--nice N] [--top 12]
     python bench/pipeline.py [--profile NAME] --snakemake-alone [--nice N]
 
 Prints seconds and ratios measured in the same run:
@@ -38,7 +39,7 @@ import time
 from pathlib import Path
 
 import yaml
-from baseline import ROOT, landed_tree, tree_env
+from baseline import LANDED, ROOT, landed_tree, tree_env
 from baseline.jobs import dag_jobs, job_cpu, job_shim, makespan, run_measured, stand_in_shim
 
 
@@ -204,6 +205,7 @@ def main() -> int:
     parser.add_argument("--sweep-seeds", type=int, default=8)
     parser.add_argument("--repeat", type=int, default=3, help="no-op reruns (best is printed)")
     parser.add_argument("--no-landed", action="store_true", help="this tree only")
+    parser.add_argument("--landed", default=LANDED, help=f"the commit to compare with ({LANDED})")
     parser.add_argument("--top", type=int, default=12, help="rules listed by CPU")
     parser.add_argument(
         "--cold-only", action="store_true", help="no one-param change, no seed sweep"
@@ -229,7 +231,9 @@ def main() -> int:
             return 0
         trees = {}
         if not args.no_landed:
-            trees["landed"] = _copy(tmp / "landed", args.params_override, landed_tree(tmp))
+            trees["landed"] = _copy(
+                tmp / "landed", args.params_override, landed_tree(tmp, args.landed)
+            )
         trees["this"] = _copy(tmp / "repo", args.params_override)
         results = {
             name: cold_and_noop(name, tree, tmp, args.repeat, args.nice)
