@@ -61,11 +61,12 @@ def _copy_sources(dest: Path) -> Path:
     return dest
 
 
-def _code_inputs_fresh(root: Path, stage: str, instrument: str) -> list[str]:
-    """code_inputs in a new process (the per-run memo starts empty; the file cache does not)."""
+def _fresh(function: str, root: Path, stage: str, instrument: str) -> list[str]:
+    """``nesybench.workflow_code.<function>`` in a new process, as a Snakemake run calls it (the
+    per-run memo starts empty; the file caches do not)."""
     code = (
-        "import json, sys; from nesybench.workflow_code import code_inputs; "
-        "print(json.dumps(code_inputs(sys.argv[1], sys.argv[2], sys.argv[3])))"
+        f"import json, sys; from nesybench.workflow_code import {function}; "
+        f"print(json.dumps({function}(sys.argv[1], sys.argv[2], sys.argv[3])))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code, stage, instrument, str(root)],
@@ -74,6 +75,14 @@ def _code_inputs_fresh(root: Path, stage: str, instrument: str) -> list[str]:
         check=True,
     ).stdout
     return json.loads(out)
+
+
+def _code_inputs_fresh(root: Path, stage: str, instrument: str) -> list[str]:
+    return _fresh("code_inputs", root, stage, instrument)
+
+
+def _code_stamp_fresh(root: Path, stage: str, instrument: str) -> list[str]:
+    return _fresh("code_stamp", root, stage, instrument)
 
 
 def test_the_import_cache_is_kept_between_runs_and_follows_every_edit(tmp_path):
@@ -132,21 +141,6 @@ def test_code_inputs_are_computed_where_the_cache_cannot_be_written(tmp_path):
     assert _code_inputs_fresh(root, "count", "calibration") == code_inputs(
         "count", "calibration", str(ROOT)
     )
-
-
-def _code_stamp_fresh(root: Path, stage: str, instrument: str) -> list[str]:
-    """code_stamp in a new process, as a Snakemake run calls it."""
-    code = (
-        "import json, sys; from nesybench.workflow_code import code_stamp; "
-        "print(json.dumps(code_stamp(sys.argv[1], sys.argv[2], sys.argv[3])))"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", code, stage, instrument, str(root)],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    return json.loads(out)
 
 
 def test_a_code_stamp_lists_every_file_of_its_code_set_with_its_digest(tmp_path):
