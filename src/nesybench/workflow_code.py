@@ -18,15 +18,15 @@ mtime, so Snakemake's mtime and checksum triggers decide as they would on the fi
 from __future__ import annotations
 
 import ast
-import contextlib
 import hashlib
 import json
 import os
-import tempfile
 from functools import cache
 from pathlib import Path
 
 from . import INSTRUMENT_MODULES
+from .errors import InputError
+from .io import atomic_write_text
 
 SRC = Path(__file__).resolve().parent
 PACKAGE = "nesybench"
@@ -84,12 +84,11 @@ class _ImportCache:
             pass
 
     def imports(self, path: Path, src: Path) -> frozenset[str]:
-        source = path.read_bytes()
-        key, digest = str(path.relative_to(src)), hashlib.sha256(source).hexdigest()
+        key, digest = str(path.relative_to(src)), _digest(path)
         hit = self.files.get(key)
         if isinstance(hit, list) and len(hit) == 2 and hit[0] == digest:
             return frozenset(hit[1])
-        found = _scan_imports(source, path, src)
+        found = _scan_imports(path.read_bytes(), path, src)
         self.files[key] = [digest, sorted(found)]
         self.dirty = True
         return found
@@ -99,14 +98,17 @@ class _ImportCache:
             return
         text = json.dumps({"scanner": self.scanner, "files": self.files}, sort_keys=True)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".imports-")
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.replace(tmp, self.path)
+            atomic_write_text(self.path, text)
             self.dirty = False
-        except OSError:
+        except InputError:
             pass  # a read-only checkout: the cache stays in memory
+
+
+@cache
+def _digest(path: Path) -> str:
+    """SHA-256 of a source file, read once per run: the import cache and every code stamp
+    that lists the file share it."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 @cache
@@ -203,12 +205,10 @@ def code_stamp(stage: str, instrument: str, root: str = ".") -> list[str]:
     the jobs whose code set holds it, as when the rule listed the files.
     """
     files = code_inputs(stage, instrument, root)
-    base = Path(root)
+    base = Path(root).resolve()  # the paths _digest has already read for the import closure
     rel = _stamp_path(stage, instrument)
     try:
-        text = "".join(
-            f"{hashlib.sha256((base / f).read_bytes()).hexdigest()}  {f}\n" for f in files
-        )
+        text = "".join(f"{_digest(base / f)}  {f}\n" for f in files)
         newest = max((base / f).stat().st_mtime_ns for f in files)
         path = base / rel
         try:
@@ -216,19 +216,9 @@ def code_stamp(stage: str, instrument: str, root: str = ".") -> list[str]:
         except (OSError, UnicodeDecodeError):
             unchanged = False
         if not unchanged:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    handle.write(text)
-                os.chmod(tmp, 0o644)
-                os.utime(tmp, ns=(newest, newest))
-                os.replace(tmp, path)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-                raise
-    except OSError:
+            atomic_write_text(path, text)
+            os.utime(path, ns=(newest, newest))
+    except (OSError, InputError):
         return files  # a read-only checkout: the rule lists the files, as before stamps
     return [rel]
 

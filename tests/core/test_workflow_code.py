@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -73,6 +74,7 @@ def _fresh(function: str, root: Path, stage: str, instrument: str) -> list[str]:
         capture_output=True,
         text=True,
         check=True,
+        preexec_fn=lambda: os.umask(0o022),  # files get the mode the umask gives (nesybench.io)
     ).stdout
     return json.loads(out)
 
@@ -162,8 +164,6 @@ def test_a_code_stamp_lists_every_file_of_its_code_set_with_its_digest(tmp_path)
 
 
 def test_a_code_stamp_changes_with_an_edit_and_keeps_its_mtime_for_a_touch(tmp_path):
-    import os
-
     root = _copy_sources(tmp_path)
     files = [root / f for f in code_inputs("train", "axes", str(ROOT))]
     for i, path in enumerate(files):  # distinct mtimes, the newest not the last file
