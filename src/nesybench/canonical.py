@@ -27,6 +27,7 @@ __all__ = [
     "canonical_float",
     "canonical_frame",
     "canonical_value",
+    "format_float",
     "table_digest",
     "unsigned_zero",
 ]
@@ -75,6 +76,18 @@ def canonical_frame(df):
         if pd.api.types.is_float_dtype(out[column]):
             out[column] = [canonical_float(v) for v in out[column]]
     return out
+
+
+def format_float(value: float, floatfmt: str = "{:.4f}") -> str:
+    """``value`` as a table or the console prints it: ``floatfmt``, unsigned where it rounds to 0.
+
+    The one place a float becomes display text (the report, the stages' tables, the CLI), so
+    the sign of a rounded zero, which another CPU's kernels can flip, is dropped everywhere.
+
+    >>> format_float(-1e-9), format_float(0.25, "{:.2f}"), format_float(-0.5)
+    ('0.0000', '0.25', '-0.5000')
+    """
+    return unsigned_zero(floatfmt.format(value))
 
 
 def unsigned_zero(text: str) -> str:

@@ -6,9 +6,18 @@ from typing import Any
 
 import pandas as pd
 
-from .canonical import unsigned_zero
+from .canonical import format_float
 
-__all__ = ["format_table", "print_table"]
+__all__ = ["format_number", "format_table", "print_table"]
+
+
+def format_number(value: float | None, floatfmt: str = "{:.4f}") -> str:
+    """A number in a CLI line: ``-`` where missing, else as :func:`.canonical.format_float` has it.
+
+    >>> format_number(None), format_number(-0.00001), format_number(2)
+    ('-', '0.0000', '2.0000')
+    """
+    return "-" if value is None else format_float(value, floatfmt)
 
 
 def format_table(df: pd.DataFrame, *, floatfmt: str = "{:.4f}") -> str:
@@ -21,11 +30,7 @@ def format_table(df: pd.DataFrame, *, floatfmt: str = "{:.4f}") -> str:
     """
 
     def cell(v: Any) -> str:
-        if isinstance(v, float):
-            # a value that rounds to zero prints unsigned: its sign is last-bit noise that
-            # another CPU's kernels can flip (nesybench.canonical)
-            return unsigned_zero(floatfmt.format(v))
-        return str(v)
+        return format_float(v, floatfmt) if isinstance(v, float) else str(v)
 
     rows = [[str(c) for c in df.columns]] + [
         [cell(v) for v in row] for row in df.itertuples(index=False)

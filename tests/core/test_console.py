@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from nesybench.console import format_table, print_table
+from nesybench.console import format_number, format_table, print_table
 
 
 def test_format_table_left_aligns_the_first_column_and_right_aligns_the_others():
@@ -87,3 +87,22 @@ def test_a_value_that_rounds_to_zero_prints_without_a_sign():
     df = pd.DataFrame({"term": ["a", "b", "c"], "coef": [-1e-17, 1e-17, -0.00006]})
     cells = [line.split()[1] for line in format_table(df).split("\n")[1:]]
     assert cells == ["0.0000", "0.0000", "-0.0001"]
+
+
+def test_format_number_marks_a_missing_value_and_drops_the_sign_of_a_rounded_zero():
+    assert format_number(None) == "-"
+    assert [format_number(v) for v in (-1e-17, 1e-17, -0.00006, 0.5)] == [
+        "0.0000",
+        "0.0000",
+        "-0.0001",
+        "0.5000",
+    ]
+    assert format_number(np.float64(-1e-9), "{:.2f}") == "0.00"
+
+
+def test_the_cli_lines_and_the_tables_format_a_number_the_same_way():
+    """One formatter: the table cell and the CLI line agree on every value, signed zeros too."""
+    values = [-1e-17, 0.0, -0.0, 1 / 3, -2 / 3, 1e6, -0.00005, -0.00004]
+    df = pd.DataFrame({"term": [str(i) for i in range(len(values))], "x": values})
+    cells = [line.split()[1] for line in format_table(df).split("\n")[1:]]
+    assert cells == [format_number(v) for v in values]

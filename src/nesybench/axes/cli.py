@@ -17,9 +17,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..canonical import unsigned_zero
 from ..cli_args import add_command, add_json, add_out, check_out, examples, write_out
-from ..console import format_table
+from ..console import format_number, format_table
 from ..errors import InputError
 from ..io import dumps_json
 
@@ -278,10 +277,6 @@ def _int_option(text: str, name: str, lo: int, hi: int) -> int:
     return value
 
 
-def _fmt(value) -> str:
-    return "-" if value is None else unsigned_zero(f"{value:.4f}")
-
-
 def run_score(args: argparse.Namespace) -> int:
     from .scoring import read_grid, read_predictions, score
 
@@ -304,7 +299,7 @@ def _print_score(r: dict) -> None:
         f"n = {r['n']:,}   coverage = {r['coverage']:.4f} ({r['answered']:,} answered, "
         f"{r['abstained']:,} abstained, {r['unreadable']:,} unreadable)   accuracy = "
         f"{r['accuracy']:.4f} [{r['accuracy_lo']:.4f}, {r['accuracy_hi']:.4f}]   on answered = "
-        f"{_fmt(r['accuracy_answered'])}"
+        f"{format_number(r['accuracy_answered'])}"
     )
     for key in ("unreadable_predictions", "skipped_predictions"):
         for item in r.get(key, []):
@@ -317,7 +312,7 @@ def _print_score(r: dict) -> None:
             "coverage": s["answered"] / s["n"],
             "accuracy": s["accuracy"],
             "95% interval": f"[{s['lo']:.4f}, {s['hi']:.4f}]",
-            "on answered": _fmt(s["accuracy_answered"]),
+            "on answered": format_number(s["accuracy_answered"]),
         }
         for axis, levels in r["per_axis"].items()
         for level, s in levels.items()
@@ -365,7 +360,7 @@ def _print_score(r: dict) -> None:
                 {
                     "term": f"{t['axis']}={t['level']}",
                     "coef": t["coef"],
-                    "interval": f"[{_fmt(t['lo'])}, {_fmt(t['hi'])}]",
+                    "interval": f"[{format_number(t['lo'])}, {format_number(t['hi'])}]",
                 }
                 for t in co["terms"]
             ]
@@ -394,8 +389,8 @@ def _print_score(r: dict) -> None:
                 [
                     {
                         "depths": f"{t['depths'][0]},{t['depths'][1]}",
-                        "pi_first": _fmt(t["pi"]),
-                        "tied accuracy": _fmt(t["accuracy"]),
+                        "pi_first": format_number(t["pi"]),
+                        "tied accuracy": format_number(t["accuracy"]),
                     }
                     for t in ag["ties"]
                 ]

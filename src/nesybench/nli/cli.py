@@ -22,6 +22,7 @@ from ..cli_args import (
     examples,
     write_out,
 )
+from ..console import format_number
 from ..errors import InputError
 from ..io import dumps_json
 from .checker import FLAGS
@@ -259,10 +260,6 @@ def _register_score_nli(subparsers) -> None:
     p.set_defaults(func=run_score_nli)
 
 
-def _fmt(value: float | None) -> str:
-    return "-" if value is None else f"{value:.4f}"
-
-
 def run_score_nli(args) -> int:
     from ..progress import progress
     from .readers import read_benchmark
@@ -304,7 +301,7 @@ def print_score_report(report: dict) -> None:
     print(
         f"accuracy {report['accuracy']:.4f}  [{report['accuracy_lo']:.4f}, "
         f"{report['accuracy_hi']:.4f}] (Wilson 95%; no label = not correct), coverage "
-        f"{report['coverage']:.4f}, on answered {_fmt(report['accuracy_answered'])}   "
+        f"{report['coverage']:.4f}, on answered {format_number(report['accuracy_answered'])}   "
         f"macro F1 {report['macro_f1']:.4f}"
     )
     line = (
@@ -348,7 +345,7 @@ def print_score_report(report: dict) -> None:
         ref = report["reference"]
         print(
             f"reference labeler: {ref['parsed']}/{ref['n']} parsed, agreement "
-            f"{_fmt(ref['agreement'])}"
+            f"{format_number(ref['agreement'])}"
         )
     proof = report.get("proof")
     if proof:
@@ -364,10 +361,11 @@ def print_score_report(report: dict) -> None:
             )
     if "per_axiom" in report:
         print(
-            f"\nyes accuracy {_fmt(report['yes_accuracy'])} (coverage "
-            f"{_fmt(report['yes_coverage'])}, {report['n_yes']}), no accuracy "
-            f"{_fmt(report['no_accuracy'])} (coverage {_fmt(report['no_coverage'])}, "
-            f"{report['n_no']}), pair consistency {_fmt(report['pair_consistency'])} "
+            f"\nyes accuracy {format_number(report['yes_accuracy'])} (coverage "
+            f"{format_number(report['yes_coverage'])}, {report['n_yes']}), no accuracy "
+            f"{format_number(report['no_accuracy'])} "
+            f"(coverage {format_number(report['no_coverage'])}, "
+            f"{report['n_no']}), pair consistency {format_number(report['pair_consistency'])} "
             f"({report['n_samples']} samples, {report['n_samples_answered']} fully answered)"
         )
         for key in ("per_logic", "per_axiom"):
@@ -447,17 +445,18 @@ def run_execute_programs(args) -> int:
         return 0
     print(
         f"{s['dataset']} ({s['semantics']} semantics): {s['n']} programs, {s['executable']} "
-        f"executable ({_fmt(s['executable_rate'])}); accuracy on executable "
-        f"{_fmt(s['accuracy_executable'])}, overall {_fmt(s['accuracy'])} (not executable = "
-        f"wrong), {_fmt(s['accuracy_random_backup'])} expected with a random backup answer"
+        f"executable ({format_number(s['executable_rate'])}); accuracy on executable "
+        f"{format_number(s['accuracy_executable'])}, "
+        f"overall {format_number(s['accuracy'])} (not executable = "
+        f"wrong), {format_number(s['accuracy_random_backup'])} expected with a random backup answer"
     )
     for label, v in s["per_label"].items():
         print(
             f"  gold {label:8s} n {v['n']:4d}  executable {v['executable']:4d}  "
-            f"accuracy {_fmt(v['accuracy'])}"
+            f"accuracy {format_number(v['accuracy'])}"
         )
     for depth, v in s["per_depth"].items():
-        print(f"  depth {depth:5s} n {v['n']:4d}  accuracy {_fmt(v['accuracy'])}")
+        print(f"  depth {depth:5s} n {v['n']:4d}  accuracy {format_number(v['accuracy'])}")
     print("wrong answers by cause: " + ", ".join(f"{k} {v}" for k, v in s["causes"].items() if v))
     for failure, n in s["failures"].items():
         print(f"  not executable: {n:4d}  {failure}")

@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..canonical import unsigned_zero
+from ..canonical import format_float
 from .blocks import Figure, Heading, Paragraph, Table
 from .figures import to_png, to_svg
 
@@ -43,8 +43,7 @@ def _fmt(value: Any, floatfmt: str) -> str:
     if isinstance(value, float):
         if math.isnan(value):
             return "–"
-        # -0.0000 and 0.0000 are the same number; which one a run prints is last-bit noise
-        return unsigned_zero(floatfmt.format(value))
+        return format_float(value, floatfmt)
     if isinstance(value, (list, tuple)):
         return ", ".join(_fmt(v, floatfmt) for v in value)
     return str(value)
