@@ -69,8 +69,80 @@ def test_applies_declines_what_it_cannot_count():
     assert not smallclass.applies(np.arange(16) % 3, (2,) * k, np.array([0]), None)
     two_points = np.zeros(16, dtype=np.int64)
     two_points[[5, 9]] = 1
-    assert not smallclass.applies(two_points, (2,) * k, np.array([0, 3]), None)  # none seen
+    assert smallclass.applies(two_points, (2,) * k, np.array([0, 3]), None)  # the closed form
+    assert smallclass.two_point_closed_form(two_points, np.array([0, 3]))
     assert smallclass.applies(two_points, (2,) * k, np.array([0, 9]), None)
+    assert not smallclass.two_point_closed_form(two_points, np.array([0, 9]))  # anchored
+    three_points = two_points.copy()
+    three_points[12] = 1
+    assert not smallclass.applies(three_points, (2,) * k, np.array([0, 3]), None)  # none seen
+
+
+def _two_point_task(rng, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Labels with a class of two random points and a random support outside it."""
+    codes = np.zeros(2**k, dtype=np.int64)
+    codes[rng.choice(2**k, size=2, replace=False)] = 1
+    others = np.flatnonzero(codes == 0)
+    seen = rng.choice(others, size=int(rng.integers(1, len(others) + 1)), replace=False)
+    return codes, np.sort(seen)
+
+
+def test_two_point_closed_form_equals_enumeration():
+    """Two points in the small class and none observed: the transform of the subcube table
+    (module docstring) against the enumeration oracle, pairs and distinct maps, free and fixed
+    permutation."""
+    rng = child_rng(0, "test-smallclass-two-points")
+    names = {k: [state_str(row) for row in all_states(k)] for k in range(3, 7)}
+    distinct_checked = 0
+    for _ in range(30):
+        k = int(rng.integers(3, 7))  # k >= 3: two points are the smaller class
+        codes, seen = _two_point_task(rng, k)
+        task = CountingTask(
+            TableKnowledge((2,) * k, codes, ("out", "in")), tuple(names[k][i] for i in seen)
+        )
+        observed = states_index(task.observed_rows(), task.domains)
+        assert smallclass.two_point_closed_form(codes, observed)
+        for fixed in (False, True):
+            got = smallclass.disentangled_small_class(
+                codes, k, observed, fixed_permutation=fixed, budget=_Budget(None, "count", "o")
+            )
+            oracle = count_disentangled(task, fixed_permutation=fixed, method="enumerate")
+            assert got.n_pairs == oracle.n_opt
+            if oracle.n_distinct is not None:  # listed when the maps fit the enumeration
+                assert got.n_distinct == oracle.n_distinct
+                distinct_checked += 1
+    assert distinct_checked >= 15
+
+
+def test_two_point_closed_form_equals_the_search_beyond_the_oracle():
+    """k = 7, 8: the search over (pi(j), f_j) certifies the closed form where enumerating the
+    4^k k! pairs would not finish."""
+    from nesybench.counting.search import disentangled_search
+
+    rng = child_rng(1, "test-smallclass-two-points")
+    for k in (7, 8):
+        codes, seen = _two_point_task(rng, k)
+        seen = seen[: max(1, len(seen) // 8)]  # sparse: what the closed form is for
+        for fixed in (False, True):
+            got = smallclass.disentangled_small_class(
+                codes, k, seen, fixed_permutation=fixed, budget=_Budget(None, "count", "o")
+            )
+            ref = disentangled_search(codes, (2,) * k, seen, fixed_permutation=fixed)
+            assert (got.n_pairs, got.n_distinct) == (ref.n_pairs, ref.n_distinct)
+
+
+def test_the_dispatcher_counts_two_unobserved_points_in_closed_form():
+    """A 3-CNF of the benchmark's kind with two models, none observed (k = 14, 1%): the
+    closed form answers (the search passes any budget there)."""
+    k = 14
+    knowledge = random_3cnf(k, round(4.26 * k), child_rng(6, "bench-sparse", k))
+    assert int(knowledge.labels(all_states(k)).sum()) == 2
+    task = CountingTask(knowledge, support_states(k, 0.01, seed=6))
+    got = count_disentangled(task)
+    assert got.engine == optima.SMALL_CLASS_ENGINE and got.exact
+    perm = [int(v) for v in child_rng(4, "test-meta-perm", k).permutation(k)]
+    other = count_disentangled(_renamed(task, perm, {2, 5}))
+    assert (other.n_opt, other.n_distinct) == (got.n_opt, got.n_distinct)
 
 
 def test_dispatcher_tries_the_small_class_then_the_search(monkeypatch):

@@ -620,7 +620,9 @@ def _disentangled_engines(
         )
 
     small = smallclass.applies(codes, task.domains, observed, pinned) and (
-        memory is None or smallclass.memory_estimate(task.k) <= memory
+        memory is None
+        or smallclass.memory_estimate(task.k, smallclass.two_point_closed_form(codes, observed))
+        <= memory
     )
     share_cap = max(1, (budget or MAX_SUBPROBLEMS) // SMALL_CLASS_SHARE)
     floor = smallclass.work_floor(task.k)

@@ -79,7 +79,7 @@ emp(z, i = 0) and emp(z, i = 1).
 No observed state in S* (O* empty)
 ----------------------------------
 
-With |S*| <= 1 this is closed form.  S* empty: every pair keeps the labels.
+With |S*| <= 2 this is closed form.  S* empty: every pair keeps the labels.
 S* = {p}: a map keeps them unless p is in its image and p's fibre holds an
 observed state.  For a source set T (|T| = t) there are C(k, t) output sets
 J; the constants avoid p in 2^(k-t) - 1 of their choices (then all t! 2^t
@@ -92,9 +92,28 @@ sending a point q of the T-cube to p count when q's fibre is empty).  So
 with G(T) the number of points of the T-cube whose fibre holds no observed
 state, summed from the subcube table.  (With the permutation fixed, J = T and
 the bijection is the identity: both counts are sum_T (2^(k-t) - 1) 2^t + G(T).)
-With two or more points in S* and none observed the fibres of several image
-points interact with no anchor to fix the signs; :func:`applies` declines and
-the search counts.
+S* = {p, q} (h = |p xor q| outputs apart, Delta those outputs): the constants
+put both points in the image only when J contains Delta (C(k - h, t - h) of the
+output sets J); otherwise at most one of them, each counted as above.  With
+both in the image, a bijection J -> T sends Delta onto some h-set V of T (h!
+(t - h)! bijections per V) and the signs pick q's pullback x along with p's,
+x xor V: the pair counts when both fibres are empty.  The number of such
+(V, x) over every T of size t is the coefficient of y^t w^h in
+
+    sum over subcubes z, V within the fixed bits of z:
+        E(z) E(z xor V) y^|fixed bits| w^|V|
+      = sum_tau E^(tau)^2 prod_b lambda(tau_b),
+
+where E^ is the table E of empty subcubes transformed along every bit,
+(E(*), E(0) + E(1), E(0) - E(1)) =: (A, S, D), and lambda(A) = 1,
+lambda(S) = y (1 + w) / 2, lambda(D) = y (1 - w) / 2 (the 2 x 2 kernel
+[[y, yw], [yw, y]] on the fixed values has eigenvectors (1, 1) and (1, -1)).
+So one transform of the table and the squares summed by their numbers of S and D
+give it (``_pair_terms``).  With the permutation fixed V is Delta itself:
+lambda(A) = 0 on Delta, lambda(S) = 1/2, lambda(D) = -1/2 there, and 1, 1/2, 1/2
+elsewhere.  With three or more points in S* and none observed the fibres
+interact beyond pairs (a product of three tables has no such kernel);
+:func:`applies` declines and the search counts.
 
 Fixed permutation: iota(i) = i, so kappa may only feed output j from input j,
 the inputs of L must be rigid coordinates and every weight is 1.
@@ -114,6 +133,7 @@ __all__ = [
     "disentangled_small_class",
     "memory_estimate",
     "narrow",
+    "two_point_closed_form",
     "work_floor",
     "MAX_K",
 ]
@@ -152,7 +172,7 @@ def observed_by_class(codes, observed) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
 def applies(codes, dims: Sequence[int], observed, pinned) -> bool:
     """True when this count handles the task: binary concepts (k <= 16), at most two labels, no
-    supervised state, and either an observed state in the smaller class or at most one state in
+    supervised state, and either an observed state in the smaller class or at most two states in
     it."""
     if any(int(d) != 2 for d in dims) or len(dims) > MAX_K or len(dims) == 0:
         return False
@@ -164,15 +184,29 @@ def applies(codes, dims: Sequence[int], observed, pinned) -> bool:
     small, _ = found
     if len(small) > MAX_CLASS:
         return False
-    if len(small) <= 1:
+    if len(small) <= 2:
         return True
     return bool(np.isin(np.asarray(observed, dtype=np.int64), small).any())
 
 
-def memory_estimate(k: int) -> int:
+def memory_estimate(k: int, two_points: bool = False) -> int:
     """Bytes the count holds at its peak: the subcube table while it is built (3 bytes per
-    subcube), the fibre counts or the stack of source sets (one filtered copy per output)."""
-    return 3**k * 3 + max(3**k * 2 + 2**k * 16, 2**k * 8 * 4 * (k + 2))
+    subcube), the fibre counts (with the transformed table and its keys for the two-point
+    closed form, ``two_points``) or the stack of source sets (one filtered copy per output)."""
+    fibres = 3**k * 2 + 2**k * 16 + (_pair_bytes(k) if two_points else 0)
+    return 3**k * 3 + max(fibres, 2**k * 8 * 4 * (k + 2))
+
+
+def two_point_closed_form(codes, observed) -> bool:
+    """S* has two points and neither is observed: the closed form that transforms the table."""
+    small, seen_small, _ = observed_by_class(codes, observed)
+    return len(small) == 2 and len(seen_small) == 0
+
+
+def _pair_bytes(k: int) -> int:
+    """The two-point closed form: the transformed table (int32) with two temporary thirds, the
+    keys (int16) and one chunk of squares."""
+    return 3**k * 4 * 2 + 3**k * 2 + _CHUNK * 8 * 4
 
 
 def narrow(codes, observed) -> bool:
@@ -284,8 +318,94 @@ def _fibre_counts(k: int, emp: np.ndarray) -> np.ndarray:
     return out
 
 
+_CHUNK = 2**22  # squares summed per pass (exact: see _pair_terms)
+
+
+def _transformed(k: int, emp: np.ndarray) -> np.ndarray:
+    """The table of empty subcubes with every bit's (0, 1, free) taken to (free, 0 + 1, 0 - 1)
+    (A, S, D of the module docstring), as int32 (|entry| <= 2^k)."""
+    arr = emp.astype(np.int32)
+    for b in range(k):
+        a = arr.reshape(3 ** (k - 1 - b), 3, 3**b)  # the middle axis is digit b
+        zero = a[:, 0].copy()
+        total, diff = zero + a[:, 1], zero - a[:, 1]
+        a[:, 0] = a[:, 2]
+        a[:, 1] = total
+        a[:, 2] = diff
+    return arr
+
+
+def _keys(k: int, codes_of_bit) -> np.ndarray:
+    """Per transformed entry, the sum over its bits b of ``codes_of_bit(b)[letter]`` (letters
+    A, S, D), in the table's order (digit b has weight 3^b)."""
+    key = np.zeros(1, dtype=np.int16)
+    for b in range(k):
+        key = np.add.outer(np.asarray(codes_of_bit(b), dtype=np.int16), key).reshape(-1)
+    return key
+
+
+def _squares_by_key(values: np.ndarray, key: np.ndarray, n_keys: int) -> list[int]:
+    """Exact sums of values^2 per key (keys >= n_keys dropped).  bincount sums in float64, so
+    each square (< 2^34) is split into 20-bit halves whose sums stay below 2^53."""
+    out = [0] * n_keys
+    for lo in range(0, len(values), _CHUNK):
+        sq = values[lo : lo + _CHUNK].astype(np.int64) ** 2
+        kk = key[lo : lo + _CHUNK].astype(np.int64)
+        keep = kk < n_keys
+        sq, kk = sq[keep], kk[keep]
+        high = np.bincount(kk, weights=(sq >> 20).astype(np.float64), minlength=n_keys)
+        low = np.bincount(kk, weights=(sq & (2**20 - 1)).astype(np.float64), minlength=n_keys)
+        for n in range(n_keys):
+            out[n] += (int(high[n]) << 20) + int(low[n])
+    return out
+
+
+def _pair_terms(k: int, emp: np.ndarray, delta: int, fixed_permutation: bool) -> list[int]:
+    """Per t, the pairs (T of size t, x) whose two fibres (T, x) and (T, x xor V) are empty:
+    V over the h-subsets of T (free permutation), or V = delta (fixed, T containing delta);
+    h = |delta| (the module docstring)."""
+    values = _transformed(k, emp)
+    h = bin(delta).count("1")
+    if fixed_permutation:
+        # key t (k + 1) + (D letters inside delta); A inside delta weighs 0: keyed out of range
+        out_of_range = (k + 1) ** 2
+        key = _keys(
+            k,
+            lambda b: (out_of_range, k + 1, k + 2) if delta >> b & 1 else (0, k + 1, k + 1),
+        )
+        sums = _squares_by_key(values, key, (k + 1) ** 2)
+        terms = []
+        for t in range(k + 1):
+            signed = sum((-1) ** d * sums[t * (k + 1) + d] for d in range(k + 1))
+            terms.append(_exact_div(signed, 2**t))
+        return terms
+    # key (number of S) (k + 1) + (number of D)
+    key = _keys(k, lambda b: (0, k + 1, 1))
+    phi = _squares_by_key(values, key, (k + 1) ** 2)
+    terms = []
+    for t in range(k + 1):
+        total = 0
+        for n_s in range(t + 1):
+            n_d = t - n_s
+            # the coefficient of w^h in (1 + w)^n_s (1 - w)^n_d
+            coef = sum(
+                math.comb(n_s, i) * math.comb(n_d, h - i) * (-1) ** (h - i)
+                for i in range(max(0, h - n_d), min(h, n_s) + 1)
+            )
+            total += phi[n_s * (k + 1) + n_d] * coef
+        terms.append(_exact_div(total, 2**t))
+    return terms
+
+
+def _exact_div(n: int, d: int) -> int:
+    q, r = divmod(n, d)
+    if r:
+        raise AssertionError(f"two-point closed form: {n} is not a multiple of {d}")
+    return q
+
+
 def _closed_form(k, small, emp, fixed_permutation, budget) -> SearchResult:
-    """No observed state in S*, |S*| <= 1 (the formulas of the module docstring)."""
+    """No observed state in S*, |S*| <= 2 (the formulas of the module docstring)."""
     budget.spend(work_floor(k), "the closed form")
     sizes = _popcount(np.arange(2**k))
     by_t = np.bincount(sizes, minlength=k + 1).tolist()
@@ -295,6 +415,21 @@ def _closed_form(k, small, emp, fixed_permutation, budget) -> SearchResult:
         g_t = [int(fibres[sizes == t].sum()) for t in range(k + 1)]
     else:
         g_t = [0] * (k + 1)
+    if len(small) == 2:
+        budget.hold(_pair_bytes(k), "the transformed subcube table")
+        delta = int(small[0]) ^ int(small[1])
+        inside = (np.arange(2**k) & delta) == delta  # source sets T containing delta
+        g_in = [int(fibres[inside & (sizes == t)].sum()) for t in range(k + 1)]
+        return _two_points(
+            k,
+            delta,
+            by_t,
+            g_t,
+            g_in,
+            _pair_terms(k, emp, delta, fixed_permutation),
+            fixed_permutation,
+            budget,
+        )
     pairs = distinct = 0
     for t in range(k + 1):
         # per source set: the constants that avoid S*, each with 2^t sign choices, plus the
@@ -306,6 +441,35 @@ def _closed_form(k, small, emp, fixed_permutation, budget) -> SearchResult:
         else:
             pairs += math.factorial(k) * per_t
             distinct += math.comb(k, t) * math.factorial(t) * per_t
+    return SearchResult(pairs, distinct, budget.used)
+
+
+def _two_points(k, delta, by_t, g_t, g_in, both, fixed_permutation, budget) -> SearchResult:
+    """S* = {p, q}, delta = p xor q: ``both[t]`` counts the (V, T, x) whose two fibres are
+    empty, ``g_t``/``g_in`` the empty fibres of the T of size t (all, those containing delta)."""
+    h = bin(delta).count("1")
+    pairs = distinct = 0
+    for t in range(k + 1):
+        if fixed_permutation:  # J = T: p and q share the constants exactly when T holds delta
+            n_in = math.comb(k - h, t - h) if t >= h else 0
+            per_t = (
+                (by_t[t] - n_in) * (2 ** (k - t) - 2) * 2**t
+                + 2 * (g_t[t] - g_in[t])
+                + n_in * (2 ** (k - t) - 1) * 2**t
+                + both[t]
+            )
+            pairs += per_t
+            distinct += per_t
+            continue
+        j_in = math.comb(k - h, t - h) if t >= h else 0  # output sets J holding delta
+        j_out = math.comb(k, t) - j_in
+        one = math.factorial(t) * (by_t[t] * (2 ** (k - t) - 2) * 2**t + 2 * g_t[t])
+        two = math.factorial(t) * by_t[t] * (2 ** (k - t) - 1) * 2**t
+        if t >= h:
+            two += math.factorial(h) * math.factorial(t - h) * both[t]
+        per_t = j_out * one + j_in * two
+        pairs += math.factorial(k - t) * per_t
+        distinct += per_t
     return SearchResult(pairs, distinct, budget.used)
 
 
