@@ -193,6 +193,22 @@ def test_memory_limit_refuses_before_the_subcube_table():
     assert smallclass.memory_estimate(k) > 40 * 2**20  # so the dispatcher does not choose it
 
 
+def test_two_point_closed_form_charges_its_transformed_table_first():
+    """k = 16, two models, none observed: under 300 MB the table of subcubes fits but its
+    transform does not, and the count stops before allocating it."""
+    k = 16
+    knowledge = random_3cnf(k, round(4.26 * k), child_rng(3, "bench-sparse", k))
+    task = CountingTask(knowledge, support_states(k, 0.01, seed=3))
+    codes = knowledge.labels(all_states(k))
+    observed = states_index(task.observed_rows(), task.domains)
+    assert smallclass.two_point_closed_form(codes, observed)
+    limit = 300 * 2**20
+    budget = _Budget(None, "count", "o", memory_limit=limit, memory_option="--max-memory")
+    with pytest.raises(MemoryTooLarge, match=r"transformed subcube table.*--max-memory"):
+        smallclass.disentangled_small_class(codes, k, observed, budget=budget)
+    assert smallclass.memory_estimate(k) < limit < smallclass.memory_estimate(k, True)
+
+
 def _clauses_permuted(task: CountingTask, seed: int) -> CountingTask:
     """The same task with the CNF's clauses in another order."""
     clauses = task.knowledge.spec.split(" & ")

@@ -206,7 +206,7 @@ def two_point_closed_form(codes, observed) -> bool:
 def _pair_bytes(k: int) -> int:
     """The two-point closed form: the transformed table (int32) with two temporary thirds, the
     keys (int16) and one chunk of squares."""
-    return 3**k * 4 * 2 + 3**k * 2 + _CHUNK * 8 * 4
+    return 3**k * 4 * 2 + 3**k * 2 + min(_CHUNK, 3**k) * 8 * 4
 
 
 def narrow(codes, observed) -> bool:
