@@ -102,7 +102,7 @@ def _engine(result: dict) -> str:
     """The engine that answered on this checkout, shortened; ``~`` marks an estimate."""
     engine = result.get("engine", "")
     short = engine.split(":")[0].split(" with ")[0]
-    if short.startswith("count from the small label class ("):  # which of the two counts
+    if short.startswith("count from the small label class ("):  # which of its counts
         short = "small class, " + short.split("(", 1)[1].rstrip(")")
     return ("" if result.get("exact", True) else "~") + short
 

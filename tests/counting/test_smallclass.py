@@ -139,7 +139,7 @@ def test_the_dispatcher_counts_two_unobserved_points_in_closed_form():
     assert int(knowledge.labels(all_states(k)).sum()) == 2
     task = CountingTask(knowledge, support_states(k, 0.01, seed=6))
     got = count_disentangled(task)
-    assert got.engine == optima.SMALL_CLASS_ENGINE and got.exact
+    assert got.engine == optima.CLOSED_FORM_ENGINE and got.exact
     perm = [int(v) for v in child_rng(4, "test-meta-perm", k).permutation(k)]
     other = count_disentangled(_renamed(task, perm, {2, 5}))
     assert (other.n_opt, other.n_distinct) == (got.n_opt, got.n_distinct)

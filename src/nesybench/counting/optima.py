@@ -85,6 +85,7 @@ FALLBACKS = ("none", "ganak", "approx")  # what answers when the exact searches 
 ENCODING_BYTES_PER_CLAUSE = 200  # the CNF as Python tuples and Ganak's copy of it
 SEARCH_ENGINE = "search over (pi(j), f_j) with shared sub-problems"
 SMALL_CLASS_ENGINE = "count from the small label class (anchored partial injections)"
+CLOSED_FORM_ENGINE = "count from the small label class (closed form, no observed point in it)"
 INPUT_SWEEP_ENGINE = "count from the small label class (sweep over the inputs)"
 MAX_EPSILON = 10.0  # as the params schema: a looser ApproxMC tolerance says nothing
 ENCODING_MAX_CLAUSES = 5_000_000
@@ -644,7 +645,8 @@ def _disentangled_engines(
             fixed_permutation=fixed_permutation,
             budget=share("disentangled count from the small label class", limit),
         )
-        return found, SMALL_CLASS_ENGINE
+        closed = smallclass.closed_form(codes, observed)
+        return found, CLOSED_FORM_ENGINE if closed else SMALL_CLASS_ENGINE
 
     narrow = small and smallclass.narrow(codes, observed)
     if narrow:  # a trial: table + TRIAL

@@ -130,6 +130,7 @@ from .search import SearchResult, _Budget
 
 __all__ = [
     "applies",
+    "closed_form",
     "disentangled_small_class",
     "memory_estimate",
     "narrow",
@@ -197,10 +198,14 @@ def memory_estimate(k: int, two_points: bool = False) -> int:
     return 3**k * 3 + max(fibres, 2**k * 8 * 4 * (k + 2))
 
 
+def closed_form(codes, observed) -> bool:
+    """No observed state lies in S*: where :func:`applies`, the count is in closed form."""
+    return len(observed_by_class(codes, observed)[1]) == 0
+
+
 def two_point_closed_form(codes, observed) -> bool:
     """S* has two points and neither is observed: the closed form that transforms the table."""
-    small, seen_small, _ = observed_by_class(codes, observed)
-    return len(small) == 2 and len(seen_small) == 0
+    return len(observed_by_class(codes, observed)[0]) == 2 and closed_form(codes, observed)
 
 
 def _pair_bytes(k: int) -> int:
