@@ -209,8 +209,8 @@ def two_point_closed_form(codes, observed) -> bool:
 
 
 def _pair_bytes(k: int) -> int:
-    """The two-point closed form: the transformed table (int32) with two temporary thirds, the
-    keys (int16) and one chunk of squares."""
+    """The two-point closed form: the transformed table (int32) with one bit's step of
+    temporaries (three thirds of it), the keys (int16) and one chunk of squares."""
     return 3**k * 4 * 2 + 3**k * 2 + min(_CHUNK, 3**k) * 8 * 4
 
 
@@ -351,7 +351,7 @@ def _keys(k: int, codes_of_bit) -> np.ndarray:
 
 def _squares_by_key(values: np.ndarray, key: np.ndarray, n_keys: int) -> list[int]:
     """Exact sums of values^2 per key (keys >= n_keys dropped).  bincount sums in float64, so
-    each square (< 2^34) is split into 20-bit halves whose sums stay below 2^53."""
+    each square (at most 4^k <= 2^32) is split at bit 20, so that a chunk's sums stay exact."""
     out = [0] * n_keys
     for lo in range(0, len(values), _CHUNK):
         sq = values[lo : lo + _CHUNK].astype(np.int64) ** 2
