@@ -205,7 +205,8 @@ def closed_form(codes, observed) -> bool:
 
 def two_point_closed_form(codes, observed) -> bool:
     """S* has two points and neither is observed: the closed form that transforms the table."""
-    return len(observed_by_class(codes, observed)[0]) == 2 and closed_form(codes, observed)
+    small, seen_small, _ = observed_by_class(codes, observed)
+    return len(small) == 2 and len(seen_small) == 0
 
 
 def _pair_bytes(k: int) -> int:
@@ -221,10 +222,9 @@ def narrow(codes, observed) -> bool:
     random 3-CNF: six models over 11 of 12 outputs, 7,000 sub-problems at full support and
     past 150,000 at half) costs more than the search, a narrow one (k = 14: eleven models over
     6 outputs, 160 to 1,400) far less."""
-    codes = np.asarray(codes)
-    small, _ = _classes(codes)
-    if not np.isin(np.asarray(observed, dtype=np.int64), small).any():
+    if closed_form(codes, observed):
         return True
+    small, _ = _classes(np.asarray(codes))
     span = 0
     for p in small.tolist():
         span |= int(p) ^ int(small[0])
