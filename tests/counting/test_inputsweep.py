@@ -159,3 +159,21 @@ def test_budget_and_memory_refusals_name_their_options():
     with pytest.raises(MemoryTooLarge, match=r"above the limit of about 1 MB.*--max-memory"):
         _sweep(task, budget)
     assert budget.held > budget.memory_limit  # charged before the states were built
+
+
+def test_dispatcher_sweeps_a_class_with_no_observed_point():
+    """The k = 8 3-CNF of the benchmark's stream, seed 1, at 1% support: seven models, none
+    observed (three or more, so no closed form).  The sweep answers before the search, with
+    the search's count, and renaming and negating concepts does not change it."""
+    knowledge = random_3cnf(8, round(4.26 * 8), child_rng(1, "bench-sparse", 8))
+    task = CountingTask(knowledge, support_states(8, 0.01, seed=1))
+    codes = knowledge.labels(all_states(8))
+    observed = states_index(task.observed_rows(), task.domains)
+    assert int(codes[observed].sum()) == 0 and int(codes.sum()) >= 3
+    result = count_disentangled(task)
+    assert result.engine == optima.INPUT_SWEEP_ENGINE and result.exact
+    searched = disentangled_search(codes, task.domains, observed, max_subproblems=None)
+    assert (result.n_opt, result.n_distinct) == (searched.n_pairs, searched.n_distinct)
+    perm = [int(v) for v in child_rng(5, "test-sweep-perm", 8).permutation(8)]
+    got = count_disentangled(_renamed(task, perm, {1, 6}))
+    assert (got.n_opt, got.n_distinct) == (result.n_opt, result.n_distinct)
