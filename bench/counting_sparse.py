@@ -4,6 +4,7 @@ measured in this run.
     python bench/counting_sparse.py [--ks 12,14,16] [--fracs 0.01,0.1,0.5,0.9,1]
                                     [--families disentangled] [--timeout 30]
                                     [--landed d7f09c5] [--seed 0] [--fallback none]
+    python bench/counting_sparse.py --seeds 0-19 [--ks ...] [--fracs ...] [--timeout 12]
 
 The target: exact disentangled and shared counts of random 3-CNFs near the
 satisfiability threshold (m = round(4.26 k) clauses, ``random_3cnf``), k = 12, 14, 16, at
@@ -17,6 +18,13 @@ PYTHONPATH); only the count is timed (not start-up, not building the task).  Whe
 finish, their counts are asserted equal.  The ratio column is landed / new; ``>`` marks a
 landed run that was stopped at the time limit (or refused at its budget), so the ratio is a
 lower bound.
+
+Whether a count meets the target depends on the seed (how many models the formula has and
+whether the support observes one), so ``--seeds A-B`` runs this checkout alone on every seed
+of the range and prints, per cell, on how many seeds the count finished within the target,
+with its Wilson 95% interval, the median time, and how the seeds that missed were made
+(models of the formula, models observed).  It times this checkout only: its figures are a
+distribution, not a ratio.
 """
 
 from __future__ import annotations
@@ -50,6 +58,7 @@ knowledge = random_3cnf(k, round(4.26 * k), child_rng(seed, "bench-sparse", k))
 task = CountingTask(knowledge, support_states(k, frac, seed=seed))
 n1 = int(knowledge.labels(all_states(k)).sum())
 o1 = int(knowledge.labels(task.observed_rows()).sum())
+print(json.dumps({"n1": n1, "o1": o1}), flush=True)  # the task, before a count that may not end
 count = count_disentangled if family == "disentangled" else count_shared
 started = time.perf_counter()
 try:
@@ -80,8 +89,10 @@ def run(
             timeout=timeout,
             preexec_fn=_limit,
         )
-    except subprocess.TimeoutExpired:
-        return {"timeout": timeout}
+    except subprocess.TimeoutExpired as stopped:
+        out = stopped.stdout.decode() if isinstance(stopped.stdout, bytes) else stopped.stdout
+        first = (out or "").strip().splitlines()[:1]  # the task's line, printed before counting
+        return {"timeout": timeout, **(json.loads(first[0]) if first else {})}
     if done.returncode != 0:
         return {"failed": done.stderr.strip().splitlines()[-1][:160]}
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -107,6 +118,50 @@ def _engine(result: dict) -> str:
     return ("" if result.get("exact", True) else "~") + short
 
 
+def _seed_range(text: str) -> list[int]:
+    first, _, last = text.partition("-")
+    return list(range(int(first), int(last or first) + 1))
+
+
+def seeds_table(args, ks: list[int], fracs: list[float]) -> int:
+    """Per cell: the seeds whose count finished within the target, over ``--seeds``."""
+    from nesybench.metrics.stats import wilson_interval
+
+    seeds = _seed_range(args.seeds)
+    print(
+        f"random 3-CNF, m = round(4.26 k); this checkout only; seeds {seeds[0]}-{seeds[-1]}; "
+        f"time limit {args.timeout:g} s per count; target {TARGET_S:g} s"
+    )
+    print(
+        f"  {'family':>12} {'k':>3} {'frac':>5} {'met':>7} {'95% interval':>14} "
+        f"{'median (s)':>10}  missed seeds (models, observed)  engines that answered"
+    )
+    for family in args.families.split(","):
+        for k in ks:
+            for frac in fracs:
+                fallback = args.fallback if family == "disentangled" else "none"
+                met, times, missed, engines = 0, [], [], {}
+                for seed in seeds:
+                    result = run(ROOT / "src", k, frac, family, seed, args.timeout, fallback)
+                    _, seconds, finished = cell(result)
+                    times.append(seconds if seconds is not None else args.timeout)
+                    if finished and seconds < TARGET_S:
+                        met += 1
+                        name = _engine(result)
+                        engines[name] = engines.get(name, 0) + 1
+                    else:
+                        missed.append(f"{seed} ({result.get('n1', '?')}, {result.get('o1', '?')})")
+                lo, hi = wilson_interval(met, len(seeds))
+                used = ", ".join(f"{name} {n}" for name, n in sorted(engines.items()))
+                print(
+                    f"  {family:>12} {k:>3} {frac:>5g} {met:>3}/{len(seeds):<3} "
+                    f"{f'[{lo:.2f}, {hi:.2f}]':>14} {sorted(times)[len(times) // 2]:>10.2f}  "
+                    f"{' '.join(missed) or '-'}  {used or '-'}",
+                    flush=True,
+                )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -123,9 +178,16 @@ def main(argv: list[str] | None = None) -> int:
         choices=("none", "ganak", "approx"),
         help="count_disentangled's fallback on this checkout (the landed code has none)",
     )
+    parser.add_argument(
+        "--seeds",
+        default=None,
+        help="A-B: this checkout alone on every seed of the range, the share meeting the target",
+    )
     args = parser.parse_args(argv)
     ks = [int(v) for v in args.ks.split(",")]
     fracs = [float(v) for v in args.fracs.split(",")]
+    if args.seeds is not None:
+        return seeds_table(args, ks, fracs)
     with tempfile.TemporaryDirectory(prefix="nesybench-landed-") as tmp:
         landed = landed_tree(Path(tmp), args.landed) / "src"
         new = ROOT / "src"
