@@ -118,6 +118,21 @@ def _engine(result: dict) -> str:
     return ("" if result.get("exact", True) else "~") + short
 
 
+def _title(args, what: str) -> None:
+    print(
+        f"random 3-CNF, m = round(4.26 k); {what}; time limit {args.timeout:g} s per count; "
+        f"target {TARGET_S:g} s"
+    )
+
+
+def _cells(args, ks: list[int], fracs: list[float]):
+    """(family, k, support fraction, fallback) of every cell, in the table's order."""
+    for family in args.families.split(","):
+        for k in ks:
+            for frac in fracs:
+                yield family, k, frac, args.fallback if family == "disentangled" else "none"
+
+
 def _seed_range(text: str) -> list[int]:
     first, _, last = text.partition("-")
     return list(range(int(first), int(last or first) + 1))
@@ -128,37 +143,31 @@ def seeds_table(args, ks: list[int], fracs: list[float]) -> int:
     from nesybench.metrics.stats import wilson_interval
 
     seeds = _seed_range(args.seeds)
-    print(
-        f"random 3-CNF, m = round(4.26 k); this checkout only; seeds {seeds[0]}-{seeds[-1]}; "
-        f"time limit {args.timeout:g} s per count; target {TARGET_S:g} s"
-    )
+    _title(args, f"this checkout only; seeds {seeds[0]}-{seeds[-1]}")
     print(
         f"  {'family':>12} {'k':>3} {'frac':>5} {'met':>7} {'95% interval':>14} "
         f"{'median (s)':>10}  missed seeds (models, observed)  engines that answered"
     )
-    for family in args.families.split(","):
-        for k in ks:
-            for frac in fracs:
-                fallback = args.fallback if family == "disentangled" else "none"
-                met, times, missed, engines = 0, [], [], {}
-                for seed in seeds:
-                    result = run(ROOT / "src", k, frac, family, seed, args.timeout, fallback)
-                    _, seconds, finished = cell(result)
-                    times.append(seconds if seconds is not None else args.timeout)
-                    if finished and seconds < TARGET_S:
-                        met += 1
-                        name = _engine(result)
-                        engines[name] = engines.get(name, 0) + 1
-                    else:
-                        missed.append(f"{seed} ({result.get('n1', '?')}, {result.get('o1', '?')})")
-                lo, hi = wilson_interval(met, len(seeds))
-                used = ", ".join(f"{name} {n}" for name, n in sorted(engines.items()))
-                print(
-                    f"  {family:>12} {k:>3} {frac:>5g} {met:>3}/{len(seeds):<3} "
-                    f"{f'[{lo:.2f}, {hi:.2f}]':>14} {sorted(times)[len(times) // 2]:>10.2f}  "
-                    f"{' '.join(missed) or '-'}  {used or '-'}",
-                    flush=True,
-                )
+    for family, k, frac, fallback in _cells(args, ks, fracs):
+        met, times, missed, engines = 0, [], [], {}
+        for seed in seeds:
+            result = run(ROOT / "src", k, frac, family, seed, args.timeout, fallback)
+            _, seconds, finished = cell(result)
+            times.append(seconds if seconds is not None else args.timeout)
+            if finished and seconds < TARGET_S:
+                met += 1
+                name = _engine(result)
+                engines[name] = engines.get(name, 0) + 1
+            else:
+                missed.append(f"{seed} ({result.get('n1', '?')}, {result.get('o1', '?')})")
+        lo, hi = wilson_interval(met, len(seeds))
+        used = ", ".join(f"{name} {n}" for name, n in sorted(engines.items()))
+        print(
+            f"  {family:>12} {k:>3} {frac:>5g} {met:>3}/{len(seeds):<3} "
+            f"{f'[{lo:.2f}, {hi:.2f}]':>14} {sorted(times)[len(times) // 2]:>10.2f}  "
+            f"{' '.join(missed) or '-'}  {used or '-'}",
+            flush=True,
+        )
     return 0
 
 
@@ -191,36 +200,30 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="nesybench-landed-") as tmp:
         landed = landed_tree(Path(tmp), args.landed) / "src"
         new = ROOT / "src"
-        print(
-            f"random 3-CNF, m = round(4.26 k); landed = {args.landed}; time limit "
-            f"{args.timeout:g} s per count; target {TARGET_S:g} s"
-        )
+        _title(args, f"landed = {args.landed}")
         print(
             f"  {'family':>12} {'k':>3} {'frac':>5} {'|S1|':>5} {'|O1|':>5} {'N_opt':>24} "
             f"{'new (s)':>16} {'landed (s)':>18} {'landed/new':>11}  target  new engine"
         )
-        for family in args.families.split(","):
-            for k in ks:
-                for frac in fracs:
-                    fallback = args.fallback if family == "disentangled" else "none"
-                    a = run(new, k, frac, family, args.seed, args.timeout, fallback)
-                    b = run(landed, k, frac, family, args.seed, args.timeout)
-                    a_text, a_s, a_ok = cell(a)
-                    b_text, b_s, b_ok = cell(b)
-                    if a_ok and b_ok and a.get("exact", True):
-                        assert a["n_opt"] == b["n_opt"], (family, k, frac, a, b)
-                    if a_s and b_s:
-                        ratio = f"{'' if b_ok else '>'}{b_s / max(a_s, 1e-4):,.1f}x"
-                    else:
-                        ratio = "-"
-                    met = "ok" if a_ok and a_s < TARGET_S else "MISSED"
-                    info = a if "n1" in a else b
-                    print(
-                        f"  {family:>12} {k:>3} {frac:>5g} {info.get('n1', '?'):>5} "
-                        f"{info.get('o1', '?'):>5} {a.get('n_opt', '-'):>24} {a_text:>16} "
-                        f"{b_text:>18} {ratio:>11}  {met}  {_engine(a)}",
-                        flush=True,
-                    )
+        for family, k, frac, fallback in _cells(args, ks, fracs):
+            a = run(new, k, frac, family, args.seed, args.timeout, fallback)
+            b = run(landed, k, frac, family, args.seed, args.timeout)
+            a_text, a_s, a_ok = cell(a)
+            b_text, b_s, b_ok = cell(b)
+            if a_ok and b_ok and a.get("exact", True):
+                assert a["n_opt"] == b["n_opt"], (family, k, frac, a, b)
+            if a_s and b_s:
+                ratio = f"{'' if b_ok else '>'}{b_s / max(a_s, 1e-4):,.1f}x"
+            else:
+                ratio = "-"
+            met = "ok" if a_ok and a_s < TARGET_S else "MISSED"
+            info = a if "n1" in a else b
+            print(
+                f"  {family:>12} {k:>3} {frac:>5g} {info.get('n1', '?'):>5} "
+                f"{info.get('o1', '?'):>5} {a.get('n_opt', '-'):>24} {a_text:>16} "
+                f"{b_text:>18} {ratio:>11}  {met}  {_engine(a)}",
+                flush=True,
+            )
     return 0
 
 
