@@ -10,7 +10,12 @@ two labels, no supervised state and a free permutation (see :func:`applies`); it
 every case.  Observed states of S* prune it most (an empty set closes a branch), but with none
 observed it still beats the search on every random task measured (2026-12-03, k = 6 to 12,
 three to eleven points of S*: 0.01 to 5.6 s where the search took 0.01 to 39 s or passed its
-budget), so the dispatcher tries it whether or not S* is observed.
+budget), so the dispatcher tries it whether or not S* is observed.  With none observed, a
+group whose points cover the cube of the outputs where they differ (a single point, an edge,
+...) or are a square less a point is counted in closed form over the table of empty subcubes
+instead of swept (:func:`_cube_group`): the three models of a random 3-CNF often come as an
+edge and a square less a point, which the sweep took 15 s (k = 12, 10%) to past 60 s
+(k = 14, 1%) to count.
 
 The map seen from its constant outputs
 --------------------------------------
@@ -68,7 +73,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .search import SearchResult, _Budget
-from .smallclass import _classes, _popcount, observed_by_class
+from .smallclass import _classes, _empty_subcubes, _popcount, observed_by_class, work_floor
 
 __all__ = ["applies", "disentangled_input_sweep", "MAX_K", "MAX_CLASS"]
 
@@ -76,6 +81,7 @@ MAX_K = 16  # the O' table has 2^k entries (g bits each) at the first input
 MAX_CLASS = 16  # points of S*: the group table compares every pair of points on 2^k sets
 STATES_PER_SUBPROBLEM = 4  # 7-13 us a state with its moves, the search ~40 us a unit (2026-12-03)
 STATE_OVERHEAD_BYTES = 200  # a state's key tuple and table slot, beside its O' table
+TABLE_BYTES_PER_SUBCUBE = 10  # the cube-shaped groups: E, its fixed bits, two sums, the pairs
 HOLD_EVERY = 1024  # new states charged to the memory budget together (at most 1024 too late)
 
 
@@ -228,6 +234,94 @@ def _sweep(k: int, group: list[int], seen_other, seen_small, budget: _Budget) ->
     return {c: w // math.comb(z, c) for c, w in ways.items()}
 
 
+def _cube_shape(group: list[int]) -> str | None:
+    """How the points of G lie on the outputs where they differ (the span, d outputs): every
+    point of that d-cube ("cube", d = 0 included: one point), or three of the four points of
+    a square ("square less a point"); None otherwise."""
+    span = 0
+    for s in group:
+        span |= s ^ group[0]
+    d = span.bit_count()
+    if len(group) == 2**d:
+        return "cube"
+    if d == 2 and len(group) == 3:
+        return "square less a point"
+    return None
+
+
+def _subcube_tables(k: int, seen_other, budget: _Budget) -> tuple[np.ndarray, np.ndarray]:
+    """(E, fixed): E[z] = 1 when subcube z holds no state of O', and its number of fixed bits,
+    both over the 3^k subcubes (axis a is bit k - 1 - a; digit 2 = free).  Charged to
+    ``budget`` first: the tables and the two sums of the square's count."""
+    budget.spend(work_floor(k), "the table of the subcubes")
+    empty = _empty_subcubes(k, np.asarray(seen_other, dtype=np.int64), budget)
+    budget.hold(TABLE_BYTES_PER_SUBCUBE * 3**k, f"the sums over the 3^{k} subcubes")
+    fixed = np.zeros((3,) * k, dtype=np.int8)
+    for axis in range(k):
+        shape = [1] * k
+        shape[axis] = 3
+        fixed += np.array([1, 1, 0], dtype=np.int8).reshape(shape)
+    return empty.reshape((3,) * k).astype(np.int8), fixed
+
+
+def _by_fixed_bits(values: np.ndarray, fixed: np.ndarray, k: int) -> list[int]:
+    """Sum of ``values`` over the subcubes with a fixed bits, for a = 0..k (exact: chunks of
+    2^22 summed in float64 stay far below 2^53)."""
+    flat_values, flat_fixed = values.reshape(-1), fixed.reshape(-1)
+    sums = [0] * (k + 1)
+    for lo in range(0, flat_values.size, 2**22):
+        part = np.bincount(
+            flat_fixed[lo : lo + 2**22],
+            weights=flat_values[lo : lo + 2**22].astype(np.float64),
+            minlength=k + 1,
+        )
+        for a in range(k + 1):
+            sums[a] += int(round(part[a]))
+    return sums
+
+
+def _cube_group(k: int, group: list[int], empty: np.ndarray, fixed: np.ndarray) -> dict:
+    """The sweep's {c: placements} for a group of a cube shape with no observed point of S*,
+    in closed form over the subcube table.
+
+    Let D be the d outputs where G differs; the other z = k - d columns are G-constant.  A
+    placement puts the d columns of D on d inputs with signs and a of the G-constant columns
+    on a set T of inputs, whose signs fix the values rho that a state must show on T to reach
+    G (c = z - a columns are left over).  When G covers the d-cube, a state reaches G exactly
+    when it agrees with rho, whatever the columns of D do: the placement keeps the labels when
+    the subcube rho holds no observed state, and the count is the number of such subcubes with
+    a fixed bits times z!/(z - a)! orderings of the G-constant columns and (k - a)!/(k - a - d)!
+    2^d placements of D.  When G is a square less its point m (d = 2, outputs j1, j2 fed by
+    i1, i2), a state reaches G when it agrees with rho and leaves m on j1 or on j2: both
+    subcubes rho + {i1: v1} and rho + {i2: v2} must be empty, with v1, v2 set by the signs, so
+    a subcube rho counts (sum_i S_i)^2 - sum_i S_i^2 placements of D, S_i = E(rho + {i: 0}) +
+    E(rho + {i: 1}) over its free bits i."""
+    span = 0
+    for s in group:
+        span |= s ^ group[0]
+    d = span.bit_count()
+    z = k - d
+    raw: dict[int, int] = defaultdict(int)
+    if _cube_shape(group) == "cube":
+        empties = _by_fixed_bits(empty, fixed, k)
+        for a in range(z + 1):
+            raw[z - a] += empties[a] * math.perm(z, a) * math.perm(k - a, d) * 2**d
+    else:
+        total = np.zeros(empty.shape, dtype=np.int16)
+        squares = np.zeros(empty.shape, dtype=np.int16)
+        for axis in range(k):
+            free = [slice(None)] * k
+            free[axis] = slice(2, 3)
+            both = np.take(empty, [0], axis=axis).astype(np.int16) + np.take(empty, [1], axis=axis)
+            total[tuple(free)] += both
+            squares[tuple(free)] += both * both
+        pairs = total.astype(np.int32) ** 2 - squares
+        for a, n in enumerate(_by_fixed_bits(pairs, fixed, k)):
+            if a <= z:
+                raw[z - a] += n * math.perm(z, a)
+    return {c: w // math.comb(z, c) for c, w in raw.items()}
+
+
 def disentangled_input_sweep(codes, k: int, observed, *, budget: _Budget) -> SearchResult:
     """N_opt (pairs) and n_distinct of the disentangled family by the sweep over the inputs
     (see the module docstring); ``observed`` are state indices, ``codes`` the label of every
@@ -253,10 +347,18 @@ def disentangled_input_sweep(codes, k: int, observed, *, budget: _Budget) -> Sea
             placements = math.perm(k, k - c) * 2 ** (k - c)
             distinct += n * placements
             pairs += n * placements * math.factorial(c)
+    tables: list = []  # the subcube tables of the cube-shaped groups, built once
     for mask, by_c in groups.items():
         group = [int(points[i]) for i in range(len(points)) if mask >> i & 1]
-        ways = _sweep(k, group, seen_other, seen_small, budget)
+        if len(seen_small) == 0 and _cube_shape(group) is not None:
+            if not tables:
+                tables.append(_subcube_tables(k, seen_other, budget))
+            ways = _cube_group(k, group, *tables[0])
+        else:
+            ways = _sweep(k, group, seen_other, seen_small, budget)
         for c, n in by_c.items():
             distinct += n * ways.get(c, 0)
             pairs += n * ways.get(c, 0) * math.factorial(c)
+    if tables:
+        budget.release(TABLE_BYTES_PER_SUBCUBE * 3**k + 3**k)
     return SearchResult(pairs, distinct, budget.used)
