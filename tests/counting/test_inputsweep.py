@@ -153,7 +153,7 @@ def test_metamorphic_at_k_14():
 
 def test_budget_and_memory_refusals_name_their_options():
     task = _bench_task(12, 0.5)
-    with pytest.raises(SearchTooLarge, match="passed 100 sub-problems at input"):
+    with pytest.raises(SearchTooLarge, match="passed 100 sub-problems at the table of the subcube"):
         _sweep(task, _Budget(100, "sweep", "--max-subproblems"))
     budget = _Budget(None, "sweep", "o", memory_limit=2**20, memory_option="--max-memory")
     with pytest.raises(MemoryTooLarge, match=r"above the limit of about 1 MB.*--max-memory"):
@@ -238,4 +238,89 @@ def test_subcube_tables_are_charged_before_they_are_built():
     observed = states_index(task.observed_rows(), task.domains)
     budget = _Budget(None, "count", "o", memory_limit=4 * 2**20, memory_option="--max-memory")
     with pytest.raises(MemoryTooLarge, match="the sums over the 3\\^12 subcubes"):
+        inputsweep.disentangled_input_sweep(codes, 12, observed, budget=budget)
+
+
+def test_cells_of_any_group_equal_the_sweep():
+    """Any group of at most six points spanning at most MAX_CELLS_SPAN outputs, with no, one
+    or two observed states of S*: the count over the cells of the d-sets of inputs gives the
+    sweep's placements for every number of left-over columns."""
+    rng = child_rng(12, "test-cell-groups")
+    checked = {"none observed": 0, "observed": 0, "span 5 or 6": 0}
+    for trial in range(300):
+        k = int(rng.integers(2, 8))
+        size = int(rng.integers(1, min(6, 2**k - 2) + 1))
+        group = sorted(int(x) for x in rng.choice(2**k, size, replace=False))
+        span = 0
+        for s in group:
+            span |= s ^ group[0]
+        rest = np.setdiff1d(np.arange(2**k), group)
+        if len(rest) < 2 or not inputsweep.cells_fit(k, span.bit_count()):
+            continue
+        seen = np.sort(rng.choice(rest, size=int(rng.integers(1, len(rest))), replace=False))
+        free = np.setdiff1d(np.arange(2**k), seen)
+        small = rng.choice(free, size=min(len(free), trial % 3), replace=False)
+        tables = inputsweep._subcube_tables(k, seen, _Budget(None, "count", "o"))
+        codes = inputsweep._cell_codes(
+            k, span.bit_count(), tables[0], small, _Budget(None, "count", "o")
+        )
+        cells = inputsweep._cells_group(k, group, *codes, _Budget(None, "count", "o"))
+        swept = inputsweep._sweep(k, group, seen, small, _Budget(None, "count", "o"))
+        assert {c: w for c, w in cells.items() if w} == {c: w for c, w in swept.items() if w}
+        checked["observed" if len(small) else "none observed"] += 1
+        checked["span 5 or 6"] += int(span.bit_count() >= 5)
+    assert min(checked.values()) >= 40, checked
+
+
+def _bench_seed(k: int, frac: float, seed: int) -> CountingTask:
+    knowledge = random_3cnf(k, round(4.26 * k), child_rng(seed, "bench-sparse", k))
+    return CountingTask(knowledge, support_states(k, frac, seed=seed))
+
+
+def test_cells_count_a_k_12_task_the_same_renamed():
+    """The benchmark's k = 12 3-CNF of seed 7 at 1% support: four models, none observed,
+    groups of span 2, 3 and 4 that are not cube-shaped, so they are counted over the cells
+    (the sweep took past 5 s on the group of four); renaming and negating concepts keeps the
+    count, and observing a model keeps at most as many maps."""
+    task = _bench_seed(12, 0.01, 7)
+    codes = task.knowledge.labels(all_states(12))
+    observed = states_index(task.observed_rows(), task.domains)
+    points, seen_small, _ = inputsweep.observed_by_class(codes, observed)
+    spans = set()
+    for mask in inputsweep._groups(12, points):
+        group = [int(points[i]) for i in range(len(points)) if mask >> i & 1]
+        if inputsweep._cube_shape(group) is None:
+            spans.add(max(bin(s ^ group[0]).count("1") for s in group))
+    assert len(seen_small) == 0 and len(points) == 4 and {3, 4} <= spans
+    result = count_disentangled(task)
+    assert result.engine == optima.INPUT_SWEEP_ENGINE and result.exact and result.n_opt > 0
+    perm = [int(v) for v in child_rng(7, "test-sweep-perm", 12).permutation(12)]
+    got = count_disentangled(_renamed(task, perm, {2, 9}))
+    assert (got.n_opt, got.n_distinct) == (result.n_opt, result.n_distinct)
+    more = np.append(observed, points[:1])
+    found = inputsweep.disentangled_input_sweep(codes, 12, more, budget=_Budget(None, "count", "o"))
+    assert 0 < found.n_pairs <= result.n_opt
+
+
+def test_dispatcher_sweeps_a_narrow_class_the_anchored_trial_leaves():
+    """The benchmark's k = 12 3-CNF of seed 8 at 10% support: four models, one observed, a
+    narrow class whose anchored trial passes its budget (the search then passed 600,000
+    sub-problems in about a minute); the sweep answers next, counting its groups over the
+    cells, and the count is kept under renaming and negation."""
+    task = _bench_seed(12, 0.1, 8)
+    result = count_disentangled(task)
+    assert result.engine == optima.INPUT_SWEEP_ENGINE and result.exact
+    perm = [int(v) for v in child_rng(8, "test-sweep-perm", 12).permutation(12)]
+    got = count_disentangled(_renamed(task, perm, {0, 3, 10, 11}))
+    assert (got.n_opt, got.n_distinct) == (result.n_opt, result.n_distinct)
+
+
+def test_cell_codes_are_charged_before_they_are_built():
+    """The codes of the cells at k = 12 (48 bytes a pair (w, V): 150 MB at span 4) stop at a
+    64 MB limit with the memory message, after the subcube tables fit."""
+    task = _bench_seed(12, 0.01, 7)
+    codes = task.knowledge.labels(all_states(12))
+    observed = states_index(task.observed_rows(), task.domains)
+    budget = _Budget(None, "count", "o", memory_limit=64 * 2**20, memory_option="--max-memory")
+    with pytest.raises(MemoryTooLarge, match=r"the codes of the cells of the \d-sets of inputs"):
         inputsweep.disentangled_input_sweep(codes, 12, observed, budget=budget)

@@ -6,7 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nesybench.counting import CountingTask, count_disentangled, optima, smallclass, support_states
+from nesybench.counting import (
+    CountingTask,
+    count_disentangled,
+    inputsweep,
+    optima,
+    smallclass,
+    support_states,
+)
 from nesybench.counting.search import MemoryTooLarge, SearchTooLarge, _Budget
 from nesybench.logic import TableKnowledge, all_states, make_knowledge, state_str, states_index
 from nesybench.seeds import child_rng
@@ -145,16 +152,20 @@ def test_the_dispatcher_counts_two_unobserved_points_in_closed_form():
     assert (other.n_opt, other.n_distinct) == (got.n_opt, got.n_distinct)
 
 
-def test_dispatcher_tries_the_small_class_then_the_search(monkeypatch):
+def test_dispatcher_tries_the_small_class_the_sweep_then_the_search(monkeypatch):
     names = [state_str(row) for row in all_states(5)]
     task = CountingTask(make_knowledge("x1 & x2 & x3", 5), tuple(names[::3]) + ("11111",))
     first = count_disentangled(task)  # answered inside its trial
     assert first.engine == optima.SMALL_CLASS_ENGINE and first.subproblems > 1
-    monkeypatch.setattr(optima, "TRIAL", 1)  # a trial of one sub-problem: the search answers
+    monkeypatch.setattr(optima, "TRIAL", 1)  # a trial of one sub-problem: the sweep answers
     monkeypatch.setattr(smallclass, "work_floor", lambda k: 0)
     second = count_disentangled(task)
-    assert second.engine == optima.SEARCH_ENGINE
+    assert second.engine == optima.INPUT_SWEEP_ENGINE
     assert (second.n_opt, second.n_distinct) == (first.n_opt, first.n_distinct)
+    monkeypatch.setattr(inputsweep, "applies", lambda *args: False)  # then the search
+    third = count_disentangled(task)
+    assert third.engine == optima.SEARCH_ENGINE
+    assert (third.n_opt, third.n_distinct) == (first.n_opt, first.n_distinct)
     with pytest.raises(SearchTooLarge, match="--fallback ganak"):  # every engine past 1
         count_disentangled(task, max_subproblems=1)
 

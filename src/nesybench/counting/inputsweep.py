@@ -15,7 +15,11 @@ group whose points cover the cube of the outputs where they differ (a single poi
 ...) or are a square less a point is counted in closed form over the table of empty subcubes
 instead of swept (:func:`_cube_group`): the three models of a random 3-CNF often come as an
 edge and a square less a point, which the sweep took 15 s (k = 12, 10%) to past 60 s
-(k = 14, 1%) to count.
+(k = 14, 1%) to count.  Any other group spanning at most MAX_CELLS_SPAN outputs, where the
+cells below number at most MAX_CELLS, is counted over the cells of the d-sets of inputs
+(:func:`_cells_group`, observed points of S* or not): a random 3-CNF at k = 12 with four
+models, none observed, has groups of span 3 and 4 that the sweep took 2.5 s and past 5 s
+each to count, and this count 0.2 s and 0.7 s.
 
 The map seen from its constant outputs
 --------------------------------------
@@ -62,10 +66,34 @@ the G-constant columns left over are C; the sweep's ways for c of them are divid
 C(z, c) (z: G-constant columns; each set of c of them is one C) and weighed by the number of
 sets C that select G, times c! for pairs (the constant outputs take the unused inputs in any
 order).
+
+The cells of a d-set of inputs
+------------------------------
+
+Write D for the d outputs where G differs and z = k - d for the G-constant ones.  A
+placement that keeps c = z - a G-constant columns over puts a of them on a set T of inputs
+(their signs fix the values rho that a state must show on T to reach G: the subcube w =
+rho, free off T) and the columns of D on a d-set V of the inputs off T, by a signed
+bijection phi of D onto the coordinates of V.  Around w, V has 2^d *cells*, w + (V <- p)
+for the points p of the V-cube, and a state reaches the point s of G exactly when it lies
+in the cell phi(s).  So the placement keeps the labels exactly when every cell of phi(G)
+holds no state of O' (A, the set of such cells, contains phi(G)) and every state of O*
+lies in w and in a cell of phi(G) (B, the cells of O*'s states, lies within phi(G)).  The
+count over (w, V) of
+
+    F(A, B) = #{signed bijections phi : B <= phi(G) <= A}
+
+weighed by the z!/(z - a)! orders of the a constant columns on T is the sweep's ways for c
+(before the division by C(z, c)).  The codes (A, B) and their numbers of pairs by a are
+read once per span d from the subcube table and shared by the groups of that span
+(:func:`_cell_codes`: only the w holding every state of O* are read); F is a test of the
+distinct images of G (at most d! 2^d) against each distinct code.
+
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import defaultdict
 from collections.abc import Sequence
@@ -82,6 +110,11 @@ MAX_CLASS = 16  # points of S*: the group table compares every pair of points on
 STATES_PER_SUBPROBLEM = 4  # 7-13 us a state with its moves, the search ~40 us a unit (2026-12-03)
 STATE_OVERHEAD_BYTES = 200  # a state's key tuple and table slot, beside its O' table
 TABLE_BYTES_PER_SUBCUBE = 10  # the cube-shaped groups: E, its fixed bits, two sums, the pairs
+MAX_CELLS_SPAN = 6  # the images of G: d! 2^d signed bijections, 46,080 at d = 6
+MAX_CELLS = 150_000_000  # cells read per span (about 15 ns a cell: 2 s; k = 12 reads <= 55 M)
+CELLS_PER_UNIT = 4096  # cells read in one sub-problem's time (the search: ~40 us a unit)
+TESTS_PER_UNIT = 2**15  # codes tested against an image in one sub-problem's time
+CODE_BYTES = 48  # per (w, V): its code, the sort's copy, its inverse, the key and a fixed count
 HOLD_EVERY = 1024  # new states charged to the memory budget together (at most 1024 too late)
 
 
@@ -322,6 +355,146 @@ def _cube_group(k: int, group: list[int], empty: np.ndarray, fixed: np.ndarray) 
     return {c: w // math.comb(z, c) for c, w in raw.items()}
 
 
+def _allowed(k: int, seen_small) -> list[list[int]]:
+    """Per axis of the subcube table (axis a: bit k - 1 - a), the digits a subcube w may take
+    there and still hold every observed state of S*: any (none observed), the value they share
+    or free, or free alone where they differ."""
+    allowed = []
+    for axis in range(k):
+        bits = {int(x) >> (k - 1 - axis) & 1 for x in seen_small}
+        allowed.append([0, 1, 2] if not bits else [bits.pop(), 2] if len(bits) == 1 else [2])
+    return allowed
+
+
+def n_cells(k: int, d: int, seen_small=()) -> int:
+    """Cells read for span d: 2^d around each subcube w that holds the observed states of S*
+    (its digits off V as :func:`_allowed`), for every d-set V of inputs (the coefficient of
+    x^(k - d) in prod_a (1 + n_a x), n_a the digits allowed on axis a, times 2^d)."""
+    poly = [1]
+    for digits in _allowed(k, seen_small):
+        poly = [a + len(digits) * b for a, b in zip(poly + [0], [0] + poly)]
+    return poly[k - d] * 2**d
+
+
+def cells_fit(k: int, d: int, seen_small=()) -> bool:
+    """True when a group spanning d outputs is counted over the cells of the d-sets of inputs
+    (:func:`_cells_group`): at most MAX_CELLS_SPAN outputs and MAX_CELLS cells."""
+    return d <= MAX_CELLS_SPAN and n_cells(k, d, seen_small) <= MAX_CELLS
+
+
+def _cell_codes(k: int, d: int, empty: np.ndarray, seen_small, budget: _Budget) -> tuple:
+    """(codes, needs, by_fixed) over the pairs (w, V): V a d-set of inputs, w a subcube free on
+    V that holds every observed state of S*.  Code A has bit p set when the cell w + (V <- p)
+    holds no state of O' (p's bits are V's inputs, the top input in its top bit); ``needs`` B
+    has bit p set when an observed state of S* lies in cell p; ``by_fixed[n, a]`` counts the
+    pairs with the n-th distinct (A, B) and a fixed bits in w.  Charged to ``budget`` first."""
+    cells = n_cells(k, d, seen_small)
+    pairs = cells // 2**d
+    budget.spend(1 + cells // CELLS_PER_UNIT, f"the cells of the {d}-sets of inputs")
+    budget.hold(pairs * CODE_BYTES, f"the codes of the cells of the {d}-sets of inputs")
+    allowed = _allowed(k, seen_small)
+    as_slice = {
+        (0, 1, 2): slice(None),
+        (1, 2): slice(1, 3),
+        (0, 2): slice(0, 3, 2),
+        (2,): slice(2, 3),
+    }
+    seen = np.asarray(seen_small, dtype=np.int64).tolist()
+    codes, needs, fixed = [], [], []
+    for inputs in itertools.combinations(range(k), d):
+        # the cells of V (digits 0, 1) around the subcubes w (the digits allowed elsewhere)
+        index = [
+            slice(0, 2) if axis in inputs else as_slice[tuple(allowed[axis])] for axis in range(k)
+        ]
+        cube = np.moveaxis(empty[tuple(index)], inputs, range(k - d, k)).reshape(-1, 2**d)
+        packed = np.packbits(cube.astype(np.uint8), axis=1, bitorder="little")
+        code = packed[:, 0].astype(np.uint64)
+        for byte in range(1, packed.shape[1]):
+            code |= packed[:, byte].astype(np.uint64) << np.uint64(8 * byte)
+        codes.append(code)
+        need = 0
+        for x in seen:
+            need |= 1 << sum(
+                (x >> (k - 1 - axis) & 1) << (d - 1 - i) for i, axis in enumerate(inputs)
+            )
+        needs.append(need)
+        count = np.zeros(1, dtype=np.int64)
+        for axis in range(k):
+            if axis not in inputs:
+                count = np.add.outer(count, [int(v != 2) for v in allowed[axis]]).reshape(-1)
+        fixed.append(count)
+    code, count = np.concatenate(codes), np.concatenate(fixed)
+    if not seen and d <= 4:  # at most 2^16 codes: counted in place, no sort
+        per_code = np.bincount(
+            code.astype(np.int64) * (k + 1) + count, minlength=2**2**d * (k + 1)
+        ).reshape(-1, k + 1)
+        codes_of = np.flatnonzero(per_code.any(axis=1))
+        budget.hold(len(codes_of) * (k + 3) * 8, f"the counts of the codes of span {d}")
+        by_fixed = per_code[codes_of]
+        budget.release(pairs * CODE_BYTES)
+        return codes_of.astype(np.uint64), np.zeros(len(codes_of), dtype=np.uint64), by_fixed
+    if seen:  # few pairs (w holds the observed states of S*): the need of each V beside its code
+        need = np.repeat(np.array(needs, dtype=np.uint64), [len(c) for c in codes])
+        distinct, which = np.unique(np.stack([code, need], axis=1), axis=0, return_inverse=True)
+        codes_of, needs_of = distinct[:, 0].copy(), distinct[:, 1].copy()
+    else:  # most cells empty at sparse supports: the all-empty code kept out of the sort
+        every = np.uint64(2**2**d - 1)
+        rest = code != every
+        codes_of, which = np.unique(code[rest], return_inverse=True)
+        codes_of = np.append(codes_of, every)
+        which_all = np.full(len(code), len(codes_of) - 1, dtype=np.int64)
+        which_all[rest] = which.reshape(-1)
+        which = which_all
+        needs_of = np.zeros(len(codes_of), dtype=np.uint64)
+    budget.hold(len(codes_of) * (k + 3) * 8, f"the counts of the codes of span {d}")
+    by_fixed = np.bincount(
+        which.reshape(-1) * (k + 1) + count, minlength=len(codes_of) * (k + 1)
+    ).reshape(len(codes_of), k + 1)
+    budget.release(pairs * CODE_BYTES)
+    return codes_of, needs_of, by_fixed
+
+
+def _images(group: list[int], span: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct images of G under the d! 2^d signed bijections of the outputs of its span
+    onto the coordinates of the d-cube, as masks over its 2^d points, and how many bijections
+    give each."""
+    outputs = [j for j in range(span.bit_length()) if span >> j & 1]
+    d = len(outputs)
+    points = np.array([[s >> j & 1 for j in outputs] for s in group], dtype=np.uint64)
+    signs = np.arange(2**d, dtype=np.uint64)
+    masks = []
+    for order in itertools.permutations(range(d)):
+        moved = (points[:, list(order)] << np.arange(d, dtype=np.uint64)).sum(axis=1)
+        where = moved[None, :] ^ signs[:, None]  # (signs, points of G)
+        masks.append(np.bitwise_or.reduce(np.uint64(1) << where, axis=1))
+    return np.unique(np.concatenate(masks), return_counts=True)
+
+
+def _cells_group(k: int, group: list[int], codes, needs, by_fixed, budget: _Budget) -> dict:
+    """The sweep's {c: placements} for one group, over the cells of the d-sets of inputs
+    (d = the span of G; the module docstring's count over the cells)."""
+    span = 0
+    for s in group:
+        span |= s ^ group[0]
+    d = span.bit_count()
+    z = k - d
+    masks, times = _images(group, span)
+    fits = np.zeros(len(codes), dtype=np.int64)  # F(A, B): bijections with B <= phi(G) <= A
+    wide = np.flatnonzero(np.bitwise_count(codes) >= len(group))  # else F = 0
+    budget.spend(
+        1 + len(wide) * len(masks) // TESTS_PER_UNIT, f"the images of a group of {len(group)}"
+    )
+    step = max(1, 2**22 // len(masks))  # codes compared with every image at once
+    for lo in range(0, len(wide), step):
+        part = wide[lo : lo + step]
+        within = (masks[None, :] & ~codes[part][:, None]) == 0
+        within &= (needs[part][:, None] & ~masks[None, :]) == 0
+        fits[part] = within.astype(np.int64) @ times
+    by_a = (fits[:, None] * by_fixed).sum(axis=0).tolist()
+    raw = {z - a: by_a[a] * math.perm(z, a) for a in range(z + 1)}
+    return {c: w // math.comb(z, c) for c, w in raw.items()}
+
+
 def disentangled_input_sweep(codes, k: int, observed, *, budget: _Budget) -> SearchResult:
     """N_opt (pairs) and n_distinct of the disentangled family by the sweep over the inputs
     (see the module docstring); ``observed`` are state indices, ``codes`` the label of every
@@ -347,13 +520,24 @@ def disentangled_input_sweep(codes, k: int, observed, *, budget: _Budget) -> Sea
             placements = math.perm(k, k - c) * 2 ** (k - c)
             distinct += n * placements
             pairs += n * placements * math.factorial(c)
-    tables: list = []  # the subcube tables of the cube-shaped groups, built once
+    tables: list = []  # the subcube tables, built once for every group that reads them
+    cells: dict[int, tuple] = {}  # the cell codes per span d, shared by the groups of that span
     for mask, by_c in groups.items():
         group = [int(points[i]) for i in range(len(points)) if mask >> i & 1]
-        if len(seen_small) == 0 and _cube_shape(group) is not None:
+        span = 0
+        for s in group:
+            span |= s ^ group[0]
+        d = span.bit_count()
+        cube = len(seen_small) == 0 and _cube_shape(group) is not None
+        if cube or cells_fit(k, d, seen_small):
             if not tables:
                 tables.append(_subcube_tables(k, seen_other, budget))
-            ways = _cube_group(k, group, *tables[0])
+            if cube:
+                ways = _cube_group(k, group, *tables[0])
+            else:
+                if d not in cells:
+                    cells[d] = _cell_codes(k, d, tables[0][0], seen_small, budget)
+                ways = _cells_group(k, group, *cells[d], budget)
         else:
             ways = _sweep(k, group, seen_other, seen_small, budget)
         for c, n in by_c.items():
@@ -361,4 +545,5 @@ def disentangled_input_sweep(codes, k: int, observed, *, budget: _Budget) -> Sea
             pairs += n * ways.get(c, 0) * math.factorial(c)
     if tables:
         budget.release(TABLE_BYTES_PER_SUBCUBE * 3**k + 3**k)
+    budget.release(sum(len(found) * (k + 3) * 8 for found, *_ in cells.values()))
     return SearchResult(pairs, distinct, budget.used)

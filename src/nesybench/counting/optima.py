@@ -587,12 +587,15 @@ def _disentangled_engines(
     the rest of its share (1/SMALL_CLASS_SHARE of the budget).  The search has no estimate
     that the task's sizes give (k-bit parity at full support is one sub-problem per level, a
     random CNF at half support passes any budget), so it is never run twice.  Where the class
-    is not narrow, the sweep over the inputs (``inputsweep.applies``: at most
-    ``inputsweep.MAX_CLASS`` points, a free permutation) runs before the search, on the same
-    share of the budget: it answers the k = 12 random 3-CNF at half support, six models over
-    11 of 12 outputs, which both others leave past their budgets, and with no point of the
-    class observed it was faster than the search on every task measured (where it passed its
-    share, the search passed the whole budget too).  Where all pass their budgets, ``fallback`` says
+    is not narrow, or its trial did not answer, the sweep over the inputs
+    (``inputsweep.applies``: at most ``inputsweep.MAX_CLASS`` points, a free permutation) runs
+    before the search, on the same share of the budget: it answers the k = 12 random 3-CNF at
+    half support, six models over 11 of 12 outputs, which both others leave past their
+    budgets; with no point of the class observed it was faster than the search on every task
+    measured (where it passed its share, the search passed the whole budget too), and it
+    answers in 0.3 s the narrow k = 12 class (four models, one observed, 10% support) whose
+    trial the anchored count passed and that the search then left past its budget in a
+    minute.  Where all pass their budgets, ``fallback`` says
     what answers:
     ``none`` refuses (naming the options), ``ganak`` the exact projected model count of the
     disentangled encoding, ``approx`` ApproxMC's (epsilon, delta) estimate of it.
@@ -656,9 +659,7 @@ def _disentangled_engines(
             small = False  # estimated within the limit but held more: the search may fit
         except SearchTooLarge:
             small = floor + TRIAL < share_cap
-    if inputsweep.applies(codes, task.domains, pinned, fixed_permutation) and not (
-        small and narrow
-    ):
+    if inputsweep.applies(codes, task.domains, pinned, fixed_permutation):
         try:
             found = inputsweep.disentangled_input_sweep(
                 codes,
