@@ -112,6 +112,10 @@ STATE_OVERHEAD_BYTES = 200  # a state's key tuple and table slot, beside its O' 
 TABLE_BYTES_PER_SUBCUBE = 10  # the cube-shaped groups: E, its fixed bits, two sums, the pairs
 MAX_CELLS_SPAN = 6  # the images of G: d! 2^d signed bijections, 46,080 at d = 6
 MAX_CELLS = 150_000_000  # cells read per span (about 15 ns a cell: 2 s; k = 12 reads <= 55 M)
+CELLS_PER_SET = 16_384  # a d-set's own work, in cells (0.25 ms: 2 s for 8,008 sets, k = 16)
+# With observed points of S* the sweep is pruned by them, and at k = 16 the 3^16 table alone
+# (0.9 s) cost more than it did on the benchmark's half-support tasks (2026-12-04)
+MAX_OBSERVED_K = 14
 CELLS_PER_UNIT = 4096  # cells read in one sub-problem's time (the search: ~40 us a unit)
 TESTS_PER_UNIT = 2**15  # codes tested against an image in one sub-problem's time
 CODE_BYTES = 48  # per (w, V): its code, the sort's copy, its inverse, the key and a fixed count
@@ -378,8 +382,12 @@ def n_cells(k: int, d: int, seen_small=()) -> int:
 
 def cells_fit(k: int, d: int, seen_small=()) -> bool:
     """True when a group spanning d outputs is counted over the cells of the d-sets of inputs
-    (:func:`_cells_group`): at most MAX_CELLS_SPAN outputs and MAX_CELLS cells."""
-    return d <= MAX_CELLS_SPAN and n_cells(k, d, seen_small) <= MAX_CELLS
+    (:func:`_cells_group`): at most MAX_CELLS_SPAN outputs, at most MAX_CELLS cells with
+    CELLS_PER_SET more for each d-set, and, with observed points of S*, k at most
+    MAX_OBSERVED_K."""
+    if d > MAX_CELLS_SPAN or (len(seen_small) and k > MAX_OBSERVED_K):
+        return False
+    return n_cells(k, d, seen_small) + math.comb(k, d) * CELLS_PER_SET <= MAX_CELLS
 
 
 def _cell_codes(k: int, d: int, empty: np.ndarray, seen_small, budget: _Budget) -> tuple:
