@@ -251,9 +251,7 @@ def test_cells_of_any_group_equal_the_sweep():
         k = int(rng.integers(2, 8))
         size = int(rng.integers(1, min(6, 2**k - 2) + 1))
         group = sorted(int(x) for x in rng.choice(2**k, size, replace=False))
-        span = 0
-        for s in group:
-            span |= s ^ group[0]
+        span = inputsweep.span_of(group)
         rest = np.setdiff1d(np.arange(2**k), group)
         if len(rest) < 2 or not inputsweep.cells_fit(k, span.bit_count()):
             continue
@@ -262,7 +260,7 @@ def test_cells_of_any_group_equal_the_sweep():
         small = rng.choice(free, size=min(len(free), trial % 3), replace=False)
         tables = inputsweep._subcube_tables(k, seen, _Budget(None, "count", "o"))
         codes = inputsweep._cell_codes(
-            k, span.bit_count(), tables[0], small, _Budget(None, "count", "o")
+            k, span.bit_count(), *tables, small, _Budget(None, "count", "o")
         )
         cells = inputsweep._cells_group(k, group, *codes, _Budget(None, "count", "o"))
         swept = inputsweep._sweep(k, group, seen, small, _Budget(None, "count", "o"))
@@ -290,7 +288,7 @@ def test_cells_count_a_k_12_task_the_same_renamed():
     for mask in inputsweep._groups(12, points):
         group = [int(points[i]) for i in range(len(points)) if mask >> i & 1]
         if inputsweep._cube_shape(group) is None:
-            spans.add(max(bin(s ^ group[0]).count("1") for s in group))
+            spans.add(inputsweep.span_of(group).bit_count())
     assert len(seen_small) == 0 and len(points) == 4 and {3, 4} <= spans
     result = count_disentangled(task)
     assert result.engine == optima.INPUT_SWEEP_ENGINE and result.exact and result.n_opt > 0

@@ -101,7 +101,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from .search import SearchResult, _Budget
-from .smallclass import _classes, _empty_subcubes, _popcount, observed_by_class, work_floor
+from .smallclass import (
+    _classes,
+    _empty_subcubes,
+    _popcount,
+    observed_by_class,
+    span_of,
+    work_floor,
+)
 
 __all__ = ["applies", "disentangled_input_sweep", "MAX_K", "MAX_CLASS"]
 
@@ -168,9 +175,7 @@ def _sweep(k: int, group: list[int], seen_other, seen_small, budget: _Budget) ->
     module docstring's sweep)."""
     g = len(group)
     full = (1 << g) - 1
-    span = 0
-    for s in group:
-        span |= s ^ group[0]
+    span = span_of(group)
     z = k - span.bit_count()
     by_class: dict[int, int] = defaultdict(int)
     for j in range(k):
@@ -275,9 +280,7 @@ def _cube_shape(group: list[int]) -> str | None:
     """How the points of G lie on the outputs where they differ (the span, d outputs): every
     point of that d-cube ("cube", d = 0 included: one point), or three of the four points of
     a square ("square less a point"); None otherwise."""
-    span = 0
-    for s in group:
-        span |= s ^ group[0]
+    span = span_of(group)
     d = span.bit_count()
     if len(group) == 2**d:
         return "cube"
@@ -333,9 +336,7 @@ def _cube_group(k: int, group: list[int], empty: np.ndarray, fixed: np.ndarray) 
     subcubes rho + {i1: v1} and rho + {i2: v2} must be empty, with v1, v2 set by the signs, so
     a subcube rho counts (sum_i S_i)^2 - sum_i S_i^2 placements of D, S_i = E(rho + {i: 0}) +
     E(rho + {i: 1}) over its free bits i."""
-    span = 0
-    for s in group:
-        span |= s ^ group[0]
+    span = span_of(group)
     d = span.bit_count()
     z = k - d
     raw: dict[int, int] = defaultdict(int)
@@ -390,12 +391,15 @@ def cells_fit(k: int, d: int, seen_small=()) -> bool:
     return n_cells(k, d, seen_small) + math.comb(k, d) * CELLS_PER_SET <= MAX_CELLS
 
 
-def _cell_codes(k: int, d: int, empty: np.ndarray, seen_small, budget: _Budget) -> tuple:
+def _cell_codes(
+    k: int, d: int, empty: np.ndarray, fixed: np.ndarray, seen_small, budget: _Budget
+) -> tuple:
     """(codes, needs, by_fixed) over the pairs (w, V): V a d-set of inputs, w a subcube free on
     V that holds every observed state of S*.  Code A has bit p set when the cell w + (V <- p)
     holds no state of O' (p's bits are V's inputs, the top input in its top bit); ``needs`` B
     has bit p set when an observed state of S* lies in cell p; ``by_fixed[n, a]`` counts the
-    pairs with the n-th distinct (A, B) and a fixed bits in w.  Charged to ``budget`` first."""
+    pairs with the n-th distinct (A, B) and a fixed bits in w (read from ``fixed``, the fixed
+    digits of each subcube, at the cell p = 0, less V's d).  Charged to ``budget`` first."""
     cells = n_cells(k, d, seen_small)
     pairs = cells // 2**d
     budget.spend(1 + cells // CELLS_PER_UNIT, f"the cells of the {d}-sets of inputs")
@@ -408,7 +412,7 @@ def _cell_codes(k: int, d: int, empty: np.ndarray, seen_small, budget: _Budget) 
         (2,): slice(2, 3),
     }
     seen = np.asarray(seen_small, dtype=np.int64).tolist()
-    codes, needs, fixed = [], [], []
+    codes, needs, counts = [], [], []
     for inputs in itertools.combinations(range(k), d):
         # the cells of V (digits 0, 1) around the subcubes w (the digits allowed elsewhere)
         index = [
@@ -426,12 +430,9 @@ def _cell_codes(k: int, d: int, empty: np.ndarray, seen_small, budget: _Budget) 
                 (x >> (k - 1 - axis) & 1) << (d - 1 - i) for i, axis in enumerate(inputs)
             )
         needs.append(need)
-        count = np.zeros(1, dtype=np.int64)
-        for axis in range(k):
-            if axis not in inputs:
-                count = np.add.outer(count, [int(v != 2) for v in allowed[axis]]).reshape(-1)
-        fixed.append(count)
-    code, count = np.concatenate(codes), np.concatenate(fixed)
+        at_zero = [0 if axis in inputs else index[axis] for axis in range(k)]
+        counts.append(fixed[tuple(at_zero)].reshape(-1).astype(np.int64) - d)
+    code, count = np.concatenate(codes), np.concatenate(counts)
     if not seen and d <= 4:  # at most 2^16 codes: counted in place, no sort
         per_code = np.bincount(
             code.astype(np.int64) * (k + 1) + count, minlength=2**2**d * (k + 1)
@@ -481,9 +482,7 @@ def _images(group: list[int], span: int) -> tuple[np.ndarray, np.ndarray]:
 def _cells_group(k: int, group: list[int], codes, needs, by_fixed, budget: _Budget) -> dict:
     """The sweep's {c: placements} for one group, over the cells of the d-sets of inputs
     (d = the span of G; the module docstring's count over the cells)."""
-    span = 0
-    for s in group:
-        span |= s ^ group[0]
+    span = span_of(group)
     d = span.bit_count()
     z = k - d
     masks, times = _images(group, span)
@@ -532,10 +531,7 @@ def disentangled_input_sweep(codes, k: int, observed, *, budget: _Budget) -> Sea
     cells: dict[int, tuple] = {}  # the cell codes per span d, shared by the groups of that span
     for mask, by_c in groups.items():
         group = [int(points[i]) for i in range(len(points)) if mask >> i & 1]
-        span = 0
-        for s in group:
-            span |= s ^ group[0]
-        d = span.bit_count()
+        d = span_of(group).bit_count()
         cube = len(seen_small) == 0 and _cube_shape(group) is not None
         if cube or cells_fit(k, d, seen_small):
             if not tables:
@@ -544,7 +540,7 @@ def disentangled_input_sweep(codes, k: int, observed, *, budget: _Budget) -> Sea
                 ways = _cube_group(k, group, *tables[0])
             else:
                 if d not in cells:
-                    cells[d] = _cell_codes(k, d, tables[0][0], seen_small, budget)
+                    cells[d] = _cell_codes(k, d, *tables[0], seen_small, budget)
                 ways = _cells_group(k, group, *cells[d], budget)
         else:
             ways = _sweep(k, group, seen_other, seen_small, budget)

@@ -134,6 +134,7 @@ __all__ = [
     "disentangled_small_class",
     "memory_estimate",
     "narrow",
+    "span_of",
     "two_point_closed_form",
     "work_floor",
     "MAX_K",
@@ -145,6 +146,15 @@ MAX_CLASS = 64  # points of S*: one anchored search per point (parity's 2^(k-1) 
 
 def _popcount(x: np.ndarray) -> np.ndarray:
     return np.bitwise_count(x.astype(np.uint64)).astype(np.int64)
+
+
+def span_of(points) -> int:
+    """The outputs where the points differ, as a bit set (0 for one point or none)."""
+    points = [int(p) for p in points]
+    span = 0
+    for p in points:
+        span |= p ^ points[0]
+    return span
 
 
 def _classes(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
@@ -225,11 +235,8 @@ def narrow(codes, observed) -> bool:
     if closed_form(codes, observed):
         return True
     small, _ = _classes(np.asarray(codes))
-    span = 0
-    for p in small.tolist():
-        span |= int(p) ^ int(small[0])
     k = int(len(codes)).bit_length() - 1
-    return bin(span).count("1") <= k // 2
+    return span_of(small).bit_count() <= k // 2
 
 
 def work_floor(k: int) -> int:
@@ -489,9 +496,7 @@ def _anchored(k, small, seen_small, emp, ternary, fixed_permutation, budget) -> 
     for d in others:
         union_others |= d
     points = [int(p) for p in small]
-    span = 0
-    for p in points:
-        span |= p ^ points[0]
+    span = span_of(points)
     u_bits = _bits(span)
     rigid = (2**k - 1) & ~span
     n_rigid = k - len(u_bits)
