@@ -208,12 +208,59 @@ def test_cube_shaped_groups_in_closed_form_equal_the_sweep():
         if len(rest) == 0:
             continue
         seen = np.sort(rng.choice(rest, size=int(rng.integers(1, len(rest) + 1)), replace=False))
-        tables = inputsweep._subcube_tables(k, seen, _Budget(None, "count", "o"))
-        closed = inputsweep._cube_group(k, group, *tables)
+        subcubes = inputsweep._Subcubes(k, seen, _Budget(None, "count", "o"))
+        closed = inputsweep._cube_group(k, group, subcubes)
         swept = inputsweep._sweep(k, group, seen, [], _Budget(None, "count", "o"))
         assert {c: w for c, w in closed.items() if w} == {c: w for c, w in swept.items() if w}
         checked[inputsweep._cube_shape(group)] += 1
     assert min(checked.values()) >= 20, checked
+
+
+def test_two_point_groups_in_closed_form_equal_the_sweep():
+    """A group of two points at any distance d (1 to k) with no observed point of S*: the
+    closed form over the pair spectrum of the subcube table gives the sweep's placements for
+    every number of left-over columns (at d = 1, an edge, the cube's closed form's too)."""
+    rng = child_rng(13, "test-pair-groups")
+    distances, whole = set(), 0  # whole: the two points differ on every output
+    for _ in range(120):
+        k = int(rng.integers(2, 8))
+        s = int(rng.integers(0, 2**k))
+        apart = rng.choice(k, int(rng.integers(1, k + 1)), replace=False)
+        group = sorted([s, s ^ sum(1 << int(j) for j in apart)])
+        rest = np.setdiff1d(np.arange(2**k), group)
+        seen = np.sort(rng.choice(rest, size=int(rng.integers(1, len(rest) + 1)), replace=False))
+        subcubes = inputsweep._Subcubes(k, seen, _Budget(None, "count", "o"))
+        closed = inputsweep._pair_group(k, group, subcubes)
+        swept = inputsweep._sweep(k, group, seen, [], _Budget(None, "count", "o"))
+        assert {c: w for c, w in closed.items() if w} == {c: w for c, w in swept.items() if w}
+        d = inputsweep.span_of(group).bit_count()
+        if d == 1:
+            assert closed == inputsweep._cube_group(k, group, subcubes)
+        distances.add(d)
+        whole += d == k
+    assert set(range(1, 7)) <= distances and whole >= 5
+
+
+def test_two_point_groups_of_a_k_12_task_equal_the_sweep():
+    """The benchmark's k = 12 3-CNF of seed 0 at 1% support: six models, none observed, and
+    groups of two points 7 and 9 outputs apart (past the cells' span, so they were swept):
+    the pair closed form gives the sweep's placements for each."""
+    task = _bench_seed(12, 0.01, 0)
+    codes = task.knowledge.labels(all_states(12))
+    observed = states_index(task.observed_rows(), task.domains)
+    points, seen_small, seen_other = inputsweep.observed_by_class(codes, observed)
+    assert len(seen_small) == 0
+    subcubes = inputsweep._Subcubes(12, seen_other, _Budget(None, "count", "o"))
+    spans = []
+    for mask in inputsweep._groups(12, points):
+        group = [int(points[i]) for i in range(len(points)) if mask >> i & 1]
+        d = inputsweep.span_of(group).bit_count()
+        if len(group) == 2 and d > inputsweep.MAX_CELLS_SPAN:
+            swept = inputsweep._sweep(12, group, seen_other, [], _Budget(None, "count", "o"))
+            closed = inputsweep._pair_group(12, group, subcubes)
+            assert {c: w for c, w in closed.items() if w} == {c: w for c, w in swept.items() if w}
+            spans.append(d)
+    assert sorted(spans) == [7, 9]
 
 
 def test_sweep_counts_cube_shaped_groups_at_k_12_the_same_renamed():
@@ -258,9 +305,9 @@ def test_cells_of_any_group_equal_the_sweep():
         seen = np.sort(rng.choice(rest, size=int(rng.integers(1, len(rest))), replace=False))
         free = np.setdiff1d(np.arange(2**k), seen)
         small = rng.choice(free, size=min(len(free), trial % 3), replace=False)
-        tables = inputsweep._subcube_tables(k, seen, _Budget(None, "count", "o"))
+        subcubes = inputsweep._Subcubes(k, seen, _Budget(None, "count", "o"))
         codes = inputsweep._cell_codes(
-            k, span.bit_count(), *tables, small, _Budget(None, "count", "o")
+            k, span.bit_count(), subcubes, small, _Budget(None, "count", "o")
         )
         cells = inputsweep._cells_group(k, group, *codes, _Budget(None, "count", "o"))
         swept = inputsweep._sweep(k, group, seen, small, _Budget(None, "count", "o"))

@@ -15,8 +15,11 @@ group whose points cover the cube of the outputs where they differ (a single poi
 ...) or are a square less a point is counted in closed form over the table of empty subcubes
 instead of swept (:func:`_cube_group`): the three models of a random 3-CNF often come as an
 edge and a square less a point, which the sweep took 15 s (k = 12, 10%) to past 60 s
-(k = 14, 1%) to count.  Any other group spanning at most MAX_CELLS_SPAN outputs, where the
-cells below number at most MAX_CELLS, is counted over the cells of the d-sets of inputs
+(k = 14, 1%) to count; a group of two points, at any distance, is counted in closed form
+over the same table's pair spectrum (:func:`_pair_group`, one transform for every distance:
+at k = 16, 1% such groups were swept past 15 s each).  Any other group spanning at most
+MAX_CELLS_SPAN outputs, where the cells below number at most MAX_CELLS, is counted over the
+cells of the d-sets of inputs
 (:func:`_cells_group`, observed points of S* or not): a random 3-CNF at k = 12 with four
 models, none observed, has groups of span 3 and 4 that the sweep took 2.5 s and past 5 s
 each to count, and this count 0.2 s and 0.7 s.
@@ -86,8 +89,11 @@ count over (w, V) of
 weighed by the z!/(z - a)! orders of the a constant columns on T is the sweep's ways for c
 (before the division by C(z, c)).  The codes (A, B) and their numbers of pairs by a are
 read once per span d from the subcube table and shared by the groups of that span
-(:func:`_cell_codes`: only the w holding every state of O* are read); F is a test of the
-distinct images of G (at most d! 2^d) against each distinct code.
+(:func:`_cell_codes`: only the w holding every state of O* are read).  F is counted per
+bijection of the outputs up to the sign choices: with phi(s) = pi(s) xor v, the signs v
+that fit are an intersection of translates of A and of pi(G) (:func:`_cells_group`), so a
+code is tested against at most d! classes of moved sets, not d! 2^d images (k = 12, 10%,
+seed 1: the cells' groups from 197 s to 33 s).
 
 """
 
@@ -104,8 +110,11 @@ from .search import SearchResult, _Budget
 from .smallclass import (
     _classes,
     _empty_subcubes,
+    _pair_bytes,
     _popcount,
     observed_by_class,
+    pair_spectrum,
+    pair_terms_of,
     span_of,
     work_floor,
 )
@@ -117,14 +126,15 @@ MAX_CLASS = 16  # points of S*: the group table compares every pair of points on
 STATES_PER_SUBPROBLEM = 4  # 7-13 us a state with its moves, the search ~40 us a unit (2026-12-03)
 STATE_OVERHEAD_BYTES = 200  # a state's key tuple and table slot, beside its O' table
 TABLE_BYTES_PER_SUBCUBE = 10  # the cube-shaped groups: E, its fixed bits, two sums, the pairs
-MAX_CELLS_SPAN = 6  # the images of G: d! 2^d signed bijections, 46,080 at d = 6
+MAX_CELLS_SPAN = 6  # a code is one 64-bit mask of 2^d cells; d! classes of moved sets (720)
 MAX_CELLS = 150_000_000  # cells read per span (about 15 ns a cell: 2 s; k = 12 reads <= 55 M)
 CELLS_PER_SET = 16_384  # a d-set's own work, in cells (0.25 ms: 2 s for 8,008 sets, k = 16)
 # With observed points of S* the sweep is pruned by them, and at k = 16 the 3^16 table alone
 # (0.9 s) cost more than it did on the benchmark's half-support tasks (2026-12-04)
 MAX_OBSERVED_K = 14
 CELLS_PER_UNIT = 4096  # cells read in one sub-problem's time (the search: ~40 us a unit)
-TESTS_PER_UNIT = 2**15  # codes tested against an image in one sub-problem's time
+ANDS_PER_UNIT = 2**15  # a code's translates intersected, per point of a class, in one unit
+IMAGE_CHUNK = 2**20  # code-class-point triples intersected at once (8 MB each copy)
 CODE_BYTES = 48  # per (w, V): its code, the sort's copy, its inverse, the key and a fixed count
 HOLD_EVERY = 1024  # new states charged to the memory budget together (at most 1024 too late)
 
@@ -289,19 +299,64 @@ def _cube_shape(group: list[int]) -> str | None:
     return None
 
 
-def _subcube_tables(k: int, seen_other, budget: _Budget) -> tuple[np.ndarray, np.ndarray]:
-    """(E, fixed): E[z] = 1 when subcube z holds no state of O', and its number of fixed bits,
-    both over the 3^k subcubes (axis a is bit k - 1 - a; digit 2 = free).  Charged to
-    ``budget`` first: the tables and the two sums of the square's count."""
-    budget.spend(work_floor(k), "the table of the subcubes")
-    empty = _empty_subcubes(k, np.asarray(seen_other, dtype=np.int64), budget)
-    budget.hold(TABLE_BYTES_PER_SUBCUBE * 3**k, f"the sums over the 3^{k} subcubes")
-    fixed = np.zeros((3,) * k, dtype=np.int8)
-    for axis in range(k):
-        shape = [1] * k
-        shape[axis] = 3
-        fixed += np.array([1, 1, 0], dtype=np.int8).reshape(shape)
-    return empty.reshape((3,) * k).astype(np.int8), fixed
+class _Subcubes:
+    """The table of the 3^k subcubes and the sums over it that the closed forms read, each
+    computed on first use and shared by every group of the task: ``empty`` (E[z] = 1 when
+    subcube z holds no state of O') and ``fixed`` (its number of fixed bits), both of shape
+    (3,) * k (axis a is bit k - 1 - a; digit 2 = free).  The tables and the square's sums are
+    charged to ``budget`` first; the pair spectrum when it is first read."""
+
+    def __init__(self, k: int, seen_other, budget: _Budget) -> None:
+        budget.spend(work_floor(k), "the table of the subcubes")
+        empty = _empty_subcubes(k, np.asarray(seen_other, dtype=np.int64), budget)
+        budget.hold(TABLE_BYTES_PER_SUBCUBE * 3**k, f"the sums over the 3^{k} subcubes")
+        fixed = np.zeros((3,) * k, dtype=np.int8)
+        for axis in range(k):
+            shape = [1] * k
+            shape[axis] = 3
+            fixed += np.array([1, 1, 0], dtype=np.int8).reshape(shape)
+        self.k, self.budget = k, budget
+        self.empty, self.fixed = empty.reshape((3,) * k).astype(np.int8), fixed
+        self._sums: dict[str, list[int]] = {}
+
+    def held(self) -> int:
+        """Bytes the tables hold until the count ends."""
+        return TABLE_BYTES_PER_SUBCUBE * 3**self.k + 3**self.k
+
+    def empties(self) -> list[int]:
+        """The empty subcubes with a fixed bits, a = 0..k."""
+        if "cube" not in self._sums:
+            self._sums["cube"] = _by_fixed_bits(self.empty, self.fixed, self.k)
+        return self._sums["cube"]
+
+    def squares_less_a_point(self) -> list[int]:
+        """Per a, the sum over the empty-fibre subcubes rho with a fixed bits of
+        (sum_i S_i)^2 - sum_i S_i^2 (see :func:`_cube_group`)."""
+        if "square" not in self._sums:
+            k, empty = self.k, self.empty
+            total = np.zeros(empty.shape, dtype=np.int16)
+            squares = np.zeros(empty.shape, dtype=np.int16)
+            for axis in range(k):
+                free = [slice(None)] * k
+                free[axis] = slice(2, 3)
+                both = np.take(empty, [0], axis=axis).astype(np.int16)
+                both += np.take(empty, [1], axis=axis)
+                total[tuple(free)] += both
+                squares[tuple(free)] += both * both
+            pairs = total.astype(np.int32) ** 2 - squares
+            self._sums["square"] = _by_fixed_bits(pairs, self.fixed, k)
+        return self._sums["square"]
+
+    def pair_terms(self, h: int) -> list[int]:
+        """Per t, the (R of size t, x, V an h-subset of R) whose subcubes (R, x) and
+        (R, x xor V) are both empty (:func:`smallclass.pair_terms_of`); one transform of the
+        table, charged on first use, serves every h."""
+        if "pairs" not in self._sums:
+            self.budget.spend(work_floor(self.k), "the transformed subcube table")
+            self.budget.hold(_pair_bytes(self.k), "the transformed subcube table")
+            self._sums["pairs"] = pair_spectrum(self.k, self.empty.reshape(-1))
+            self.budget.release(_pair_bytes(self.k))
+        return pair_terms_of(self.k, self._sums["pairs"], h)
 
 
 def _by_fixed_bits(values: np.ndarray, fixed: np.ndarray, k: int) -> list[int]:
@@ -320,7 +375,7 @@ def _by_fixed_bits(values: np.ndarray, fixed: np.ndarray, k: int) -> list[int]:
     return sums
 
 
-def _cube_group(k: int, group: list[int], empty: np.ndarray, fixed: np.ndarray) -> dict:
+def _cube_group(k: int, group: list[int], subcubes: _Subcubes) -> dict:
     """The sweep's {c: placements} for a group of a cube shape with no observed point of S*,
     in closed form over the subcube table.
 
@@ -336,27 +391,34 @@ def _cube_group(k: int, group: list[int], empty: np.ndarray, fixed: np.ndarray) 
     subcubes rho + {i1: v1} and rho + {i2: v2} must be empty, with v1, v2 set by the signs, so
     a subcube rho counts (sum_i S_i)^2 - sum_i S_i^2 placements of D, S_i = E(rho + {i: 0}) +
     E(rho + {i: 1}) over its free bits i."""
-    span = span_of(group)
-    d = span.bit_count()
+    d = span_of(group).bit_count()
     z = k - d
     raw: dict[int, int] = defaultdict(int)
     if _cube_shape(group) == "cube":
-        empties = _by_fixed_bits(empty, fixed, k)
-        for a in range(z + 1):
-            raw[z - a] += empties[a] * math.perm(z, a) * math.perm(k - a, d) * 2**d
+        for a, n in enumerate(subcubes.empties()):
+            if a <= z:
+                raw[z - a] += n * math.perm(z, a) * math.perm(k - a, d) * 2**d
     else:
-        total = np.zeros(empty.shape, dtype=np.int16)
-        squares = np.zeros(empty.shape, dtype=np.int16)
-        for axis in range(k):
-            free = [slice(None)] * k
-            free[axis] = slice(2, 3)
-            both = np.take(empty, [0], axis=axis).astype(np.int16) + np.take(empty, [1], axis=axis)
-            total[tuple(free)] += both
-            squares[tuple(free)] += both * both
-        pairs = total.astype(np.int32) ** 2 - squares
-        for a, n in enumerate(_by_fixed_bits(pairs, fixed, k)):
+        for a, n in enumerate(subcubes.squares_less_a_point()):
             if a <= z:
                 raw[z - a] += n * math.perm(z, a)
+    return {c: w // math.comb(z, c) for c, w in raw.items()}
+
+
+def _pair_group(k: int, group: list[int], subcubes: _Subcubes) -> dict:
+    """The sweep's {c: placements} for a group of two points s, t with no observed point of
+    S*, in closed form over the pair spectrum of the subcube table.
+
+    The two points differ on the d outputs of their span.  A placement puts a G-constant
+    columns on T (values rho) and the d columns of D on a d-set V with signs, so the fibres
+    of s and t are the subcubes (R, x) and (R, x xor V), R = T + V, x = rho + phi(s): the
+    placement keeps the labels when both are empty.  Each (R, x, V) with both empty is the
+    d! bijections D -> V that send s to x on V, times z!/(z - a)! orders of the constant
+    columns on T."""
+    d = span_of(group).bit_count()
+    z = k - d
+    both = subcubes.pair_terms(d)
+    raw = {z - a: both[a + d] * math.factorial(d) * math.perm(z, a) for a in range(z + 1)}
     return {c: w // math.comb(z, c) for c, w in raw.items()}
 
 
@@ -391,15 +453,14 @@ def cells_fit(k: int, d: int, seen_small=()) -> bool:
     return n_cells(k, d, seen_small) + math.comb(k, d) * CELLS_PER_SET <= MAX_CELLS
 
 
-def _cell_codes(
-    k: int, d: int, empty: np.ndarray, fixed: np.ndarray, seen_small, budget: _Budget
-) -> tuple:
+def _cell_codes(k: int, d: int, subcubes: _Subcubes, seen_small, budget: _Budget) -> tuple:
     """(codes, needs, by_fixed) over the pairs (w, V): V a d-set of inputs, w a subcube free on
     V that holds every observed state of S*.  Code A has bit p set when the cell w + (V <- p)
     holds no state of O' (p's bits are V's inputs, the top input in its top bit); ``needs`` B
     has bit p set when an observed state of S* lies in cell p; ``by_fixed[n, a]`` counts the
     pairs with the n-th distinct (A, B) and a fixed bits in w (read from ``fixed``, the fixed
     digits of each subcube, at the cell p = 0, less V's d).  Charged to ``budget`` first."""
+    empty, fixed = subcubes.empty, subcubes.fixed
     cells = n_cells(k, d, seen_small)
     pairs = cells // 2**d
     budget.spend(1 + cells // CELLS_PER_UNIT, f"the cells of the {d}-sets of inputs")
@@ -463,40 +524,85 @@ def _cell_codes(
     return codes_of, needs_of, by_fixed
 
 
-def _images(group: list[int], span: int) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct images of G under the d! 2^d signed bijections of the outputs of its span
-    onto the coordinates of the d-cube, as masks over its 2^d points, and how many bijections
-    give each."""
+def _translates(masks: np.ndarray, d: int) -> np.ndarray:
+    """Column q: each mask of points of the d-cube moved by xor with q (bit p set when bit
+    p xor q of the mask is), built one input at a time by swapping the halves of each block."""
+    out = np.empty((len(masks), 2**d), dtype=np.uint64)
+    out[:, 0] = masks
+    for i in range(d):
+        shift, low = np.uint64(2**i), np.uint64(_HALVES[i])
+        half = out[:, : 2**i]
+        out[:, 2**i : 2 ** (i + 1)] = ((half >> shift) & low) | ((half & low) << shift)
+    return out
+
+
+_HALVES = [  # the bits p of a 64-bit mask whose bit i is 0
+    0x5555555555555555,
+    0x3333333333333333,
+    0x0F0F0F0F0F0F0F0F,
+    0x00FF00FF00FF00FF,
+    0x0000FFFF0000FFFF,
+    0x00000000FFFFFFFF,
+]
+
+
+def _permuted(group: list[int], span: int) -> tuple[np.ndarray, np.ndarray]:
+    """The points of G on the outputs of its span, moved by each of the d! bijections of those
+    outputs onto the coordinates of the d-cube, one row per class of moved sets equal up to a
+    translation (a sign choice), and how many bijections fall in each class."""
     outputs = [j for j in range(span.bit_length()) if span >> j & 1]
     d = len(outputs)
     points = np.array([[s >> j & 1 for j in outputs] for s in group], dtype=np.uint64)
-    signs = np.arange(2**d, dtype=np.uint64)
-    masks = []
-    for order in itertools.permutations(range(d)):
-        moved = (points[:, list(order)] << np.arange(d, dtype=np.uint64)).sum(axis=1)
-        where = moved[None, :] ^ signs[:, None]  # (signs, points of G)
-        masks.append(np.bitwise_or.reduce(np.uint64(1) << where, axis=1))
-    return np.unique(np.concatenate(masks), return_counts=True)
+    weights = np.uint64(1) << np.arange(d, dtype=np.uint64)
+    orders = itertools.permutations(range(d))
+    moved = np.array([(points[:, list(order)] * weights).sum(axis=1) for order in orders])
+    moved = moved.astype(np.uint64).reshape(-1, len(group))
+    masks = np.bitwise_or.reduce(np.uint64(1) << moved, axis=1)
+    _, first, counts = np.unique(
+        _translates(masks, d).min(axis=1), return_index=True, return_counts=True
+    )
+    return moved[first].astype(np.intp), counts.astype(np.int64)
 
 
 def _cells_group(k: int, group: list[int], codes, needs, by_fixed, budget: _Budget) -> dict:
     """The sweep's {c: placements} for one group, over the cells of the d-sets of inputs
-    (d = the span of G; the module docstring's count over the cells)."""
+    (d = the span of G; the module docstring's count over the cells).
+
+    A signed bijection is a bijection pi of the outputs onto the coordinates with a sign
+    vector v: phi(s) = pi(s) xor v.  So phi(G) <= A exactly when v lies in every translate
+    A xor pi(s), s in G, and B <= phi(G) exactly when v lies in every translate pi(G) xor b,
+    b in B: F(A, B) is, over pi, the number of v in the intersection.  The bijections whose
+    moved sets are translates of each other give the same number, so one of each class
+    (at most d! of them) is tested."""
     span = span_of(group)
     d = span.bit_count()
     z = k - d
-    masks, times = _images(group, span)
-    fits = np.zeros(len(codes), dtype=np.int64)  # F(A, B): bijections with B <= phi(G) <= A
+    moved, times = _permuted(group, span)
     wide = np.flatnonzero(np.bitwise_count(codes) >= len(group))  # else F = 0
     budget.spend(
-        1 + len(wide) * len(masks) // TESTS_PER_UNIT, f"the images of a group of {len(group)}"
+        1 + len(wide) * moved.size // ANDS_PER_UNIT, f"the images of a group of {len(group)}"
     )
-    step = max(1, 2**22 // len(masks))  # codes compared with every image at once
+    # B's side, per class and distinct B: the signs v with B <= pi(G) xor v
+    class_masks = np.bitwise_or.reduce(np.uint64(1) << moved.astype(np.uint64), axis=1)
+    class_moves = _translates(class_masks, d)
+    need_values, need_of = np.unique(needs[wide], return_inverse=True)
+    signs_b = np.full((len(need_values), len(moved)), np.uint64(2**2**d - 1), dtype=np.uint64)
+    for n, need in enumerate(need_values.tolist()):
+        for b in range(2**d):
+            if need >> b & 1:
+                signs_b[n] &= class_moves[:, b]
+    fits = np.zeros(len(codes), dtype=np.int64)  # F(A, B)
+    # codes tested against every class at once: their translates, the gathered points, the
+    # signs and their counts stay within IMAGE_CHUNK entries each
+    step = max(1, IMAGE_CHUNK // max(moved.size, 2**d))
+    budget.hold(IMAGE_CHUNK * 8 * 4, f"the images of a group of {len(group)}")
     for lo in range(0, len(wide), step):
         part = wide[lo : lo + step]
-        within = (masks[None, :] & ~codes[part][:, None]) == 0
-        within &= (needs[part][:, None] & ~masks[None, :]) == 0
-        fits[part] = within.astype(np.int64) @ times
+        moves = _translates(codes[part], d)  # (codes, 2^d): A xor q for every q
+        signs = np.bitwise_and.reduce(moves[:, moved], axis=2)  # (codes, classes)
+        signs &= signs_b[need_of.reshape(-1)[lo : lo + step]]
+        fits[part] = np.bitwise_count(signs).astype(np.int64) @ times
+    budget.release(IMAGE_CHUNK * 8 * 4)
     by_a = (fits[:, None] * by_fixed).sum(axis=0).tolist()
     raw = {z - a: by_a[a] * math.perm(z, a) for a in range(z + 1)}
     return {c: w // math.comb(z, c) for c, w in raw.items()}
@@ -527,27 +633,29 @@ def disentangled_input_sweep(codes, k: int, observed, *, budget: _Budget) -> Sea
             placements = math.perm(k, k - c) * 2 ** (k - c)
             distinct += n * placements
             pairs += n * placements * math.factorial(c)
-    tables: list = []  # the subcube tables, built once for every group that reads them
+    subcubes: _Subcubes | None = None  # built once for every group that reads it
     cells: dict[int, tuple] = {}  # the cell codes per span d, shared by the groups of that span
     for mask, by_c in groups.items():
         group = [int(points[i]) for i in range(len(points)) if mask >> i & 1]
         d = span_of(group).bit_count()
-        cube = len(seen_small) == 0 and _cube_shape(group) is not None
-        if cube or cells_fit(k, d, seen_small):
-            if not tables:
-                tables.append(_subcube_tables(k, seen_other, budget))
-            if cube:
-                ways = _cube_group(k, group, *tables[0])
+        closed = len(seen_small) == 0 and (_cube_shape(group) is not None or len(group) == 2)
+        if closed or cells_fit(k, d, seen_small):
+            if subcubes is None:
+                subcubes = _Subcubes(k, seen_other, budget)
+            if closed and _cube_shape(group) is not None:
+                ways = _cube_group(k, group, subcubes)
+            elif closed:
+                ways = _pair_group(k, group, subcubes)
             else:
                 if d not in cells:
-                    cells[d] = _cell_codes(k, d, *tables[0], seen_small, budget)
+                    cells[d] = _cell_codes(k, d, subcubes, seen_small, budget)
                 ways = _cells_group(k, group, *cells[d], budget)
         else:
             ways = _sweep(k, group, seen_other, seen_small, budget)
         for c, n in by_c.items():
             distinct += n * ways.get(c, 0)
             pairs += n * ways.get(c, 0) * math.factorial(c)
-    if tables:
-        budget.release(TABLE_BYTES_PER_SUBCUBE * 3**k + 3**k)
+    if subcubes is not None:
+        budget.release(subcubes.held())
     budget.release(sum(len(found) * (k + 3) * 8 for found, *_ in cells.values()))
     return SearchResult(pairs, distinct, budget.used)

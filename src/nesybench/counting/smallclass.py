@@ -376,24 +376,35 @@ def _pair_terms(k: int, emp: np.ndarray, delta: int, fixed_permutation: bool) ->
     """Per t, the pairs (T of size t, x) whose two fibres (T, x) and (T, x xor V) are empty:
     V over the h-subsets of T (free permutation), or V = delta (fixed, T containing delta);
     h = |delta| (the module docstring)."""
-    values = _transformed(k, emp)
     h = bin(delta).count("1")
-    if fixed_permutation:
-        # key t (k + 1) + (D letters inside delta); A inside delta weighs 0: keyed out of range
-        out_of_range = (k + 1) ** 2
-        key = _keys(
-            k,
-            lambda b: (out_of_range, k + 1, k + 2) if delta >> b & 1 else (0, k + 1, k + 1),
-        )
-        sums = _squares_by_key(values, key, (k + 1) ** 2)
-        terms = []
-        for t in range(k + 1):
-            signed = sum((-1) ** d * sums[t * (k + 1) + d] for d in range(k + 1))
-            terms.append(_exact_div(signed, 2**t))
-        return terms
-    # key (number of S) (k + 1) + (number of D)
+    if not fixed_permutation:
+        return pair_terms_of(k, pair_spectrum(k, emp), h)
+    values = _transformed(k, emp)
+    # key t (k + 1) + (D letters inside delta); A inside delta weighs 0: keyed out of range
+    out_of_range = (k + 1) ** 2
+    key = _keys(
+        k,
+        lambda b: (out_of_range, k + 1, k + 2) if delta >> b & 1 else (0, k + 1, k + 1),
+    )
+    sums = _squares_by_key(values, key, (k + 1) ** 2)
+    terms = []
+    for t in range(k + 1):
+        signed = sum((-1) ** d * sums[t * (k + 1) + d] for d in range(k + 1))
+        terms.append(_exact_div(signed, 2**t))
+    return terms
+
+
+def pair_spectrum(k: int, emp: np.ndarray) -> list[int]:
+    """The squares of the transformed table summed by their numbers of S and D (entry
+    n_s (k + 1) + n_d): every h's pair terms with a free permutation are read from them
+    (:func:`pair_terms_of`), so one transform serves every distance."""
     key = _keys(k, lambda b: (0, k + 1, 1))
-    phi = _squares_by_key(values, key, (k + 1) ** 2)
+    return _squares_by_key(_transformed(k, emp), key, (k + 1) ** 2)
+
+
+def pair_terms_of(k: int, phi: list[int], h: int) -> list[int]:
+    """Per t, the (T of size t, x, V an h-subset of T) whose fibres (T, x) and (T, x xor V)
+    are both empty, from :func:`pair_spectrum`'s sums ``phi`` (free permutation)."""
     terms = []
     for t in range(k + 1):
         total = 0
