@@ -5,6 +5,7 @@ measured in this run.
                                     [--families disentangled] [--timeout 30]
                                     [--landed d7f09c5] [--seed 0] [--fallback none]
     python bench/counting_sparse.py --seeds 0-19 [--ks ...] [--fracs ...] [--timeout 12]
+    python bench/counting_sparse.py --seeds 0-19 --plan [--ks ...] [--fracs ...]
 
 The target: exact disentangled and shared counts of random 3-CNFs near the
 satisfiability threshold (m = round(4.26 k) clauses, ``random_3cnf``), k = 12, 14, 16, at
@@ -25,6 +26,11 @@ of the range and prints, per cell, on how many seeds the count finished within t
 with its Wilson 95% interval, the median time, and how the seeds that missed were made
 (models of the formula, models observed).  It times this checkout only: its figures are a
 distribution, not a ratio.
+
+``--plan`` counts nothing: per cell it prints how the sweep over the inputs would take each
+seed's groups of class points (``inputsweep.plan``): on how many seeds every group has a
+closed form or fits the cells, and, for the others, the groups left to the sweep (points
+over outputs spanned), the ones that decide whether a seed meets the target at low support.
 """
 
 from __future__ import annotations
@@ -171,6 +177,49 @@ def seeds_table(args, ks: list[int], fracs: list[float]) -> int:
     return 0
 
 
+def plan_table(ks: list[int], fracs: list[float], seeds: list[int]) -> int:
+    """Per cell: how the sweep over the inputs would count each seed's groups (no count)."""
+    from nesybench.counting import CountingTask, inputsweep, support_states
+    from nesybench.logic import all_states, states_index
+    from nesybench.seeds import child_rng
+    from nesybench.shortcuts.tasks import random_3cnf
+
+    print(
+        f"random 3-CNF, m = round(4.26 k); the sweep's plan, seeds {seeds[0]}-{seeds[-1]}: "
+        "seeds whose groups all have a closed form or fit the cells; the others' groups left "
+        "to the sweep (points/span)"
+    )
+    print(f"  {'k':>3} {'frac':>5} {'all closed':>10} {'other engine':>12}  swept groups by seed")
+    for k in ks:
+        for frac in fracs:
+            closed, other, swept = 0, 0, []
+            for seed in seeds:
+                knowledge = random_3cnf(k, round(4.26 * k), child_rng(seed, "bench-sparse", k))
+                task = CountingTask(knowledge, support_states(k, frac, seed=seed))
+                codes = knowledge.labels(all_states(k))
+                observed = states_index(task.observed_rows(), task.domains)
+                if not inputsweep.applies(codes, task.domains, None, False):
+                    other += 1
+                    continue
+                left = [
+                    (g, d) for how, g, d in inputsweep.plan(codes, k, observed) if how == "sweep"
+                ]
+                if not left:
+                    closed += 1
+                    continue
+                largest = max(g for g, _ in left)
+                spans = sorted({d for _, d in left})
+                swept.append(
+                    f"{seed}: {len(left)} (largest {largest} points; spans {spans[0]}-{spans[-1]})"
+                )
+            print(
+                f"  {k:>3} {frac:>5g} {closed:>6}/{len(seeds):<3} {other:>12}  "
+                f"{'; '.join(swept) or '-'}",
+                flush=True,
+            )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -192,9 +241,16 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="A-B: this checkout alone on every seed of the range, the share meeting the target",
     )
+    parser.add_argument(
+        "--plan",
+        action="store_true",
+        help="with --seeds: how each seed's groups would be counted (nothing is counted)",
+    )
     args = parser.parse_args(argv)
     ks = [int(v) for v in args.ks.split(",")]
     fracs = [float(v) for v in args.fracs.split(",")]
+    if args.plan:
+        return plan_table(ks, fracs, _seed_range(args.seeds or str(args.seed)))
     if args.seeds is not None:
         return seeds_table(args, ks, fracs)
     with tempfile.TemporaryDirectory(prefix="nesybench-landed-") as tmp:

@@ -36,3 +36,22 @@ def test_seeds_table_counts_every_seed_of_each_cell(capsys, monkeypatch):
     assert 0 <= lo <= int(met) / 3 <= hi <= 1
     missed = re.findall(r"\b(\d) \((\d+), (\d+)\)", row)  # seed (models, observed)
     assert len(missed) == 3 - int(met)
+
+
+def test_plan_accounts_for_every_seed_without_counting(capsys, monkeypatch):
+    """``--plan`` places every seed of a cell once: all groups closed or in the cells, other
+    engines, or listed with its swept groups; with no observed model (k = 12, 1%) pairs and
+    cube shapes have closed forms, so a swept group has at least three points."""
+    module = _load(monkeypatch)
+    monkeypatch.setattr(module, "run", None)  # nothing is counted: a count would fail here
+    assert module.main(["--plan", "--seeds", "0-3", "--ks", "12", "--fracs", "0.01"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "seeds 0-3" in lines[0]
+    (row,) = [line for line in lines if line.split()[:2] == ["12", "0.01"]]
+    closed, total = (int(v) for v in row.split()[2].split("/"))
+    other = int(row.split()[3])
+    swept = re.findall(r"(\d+): (\d+) \(largest (\d+) points; spans (\d+)-(\d+)\)", row)
+    assert total == 4 and closed + other + len(swept) == 4
+    assert swept  # seed 0: six models, groups of three to six points over 8 to 11 outputs
+    for _seed, groups, largest, low, high in swept:
+        assert int(groups) >= 1 and int(largest) >= 3 and int(low) <= int(high) <= 12

@@ -119,7 +119,7 @@ from .smallclass import (
     work_floor,
 )
 
-__all__ = ["applies", "disentangled_input_sweep", "MAX_K", "MAX_CLASS"]
+__all__ = ["applies", "disentangled_input_sweep", "how_counted", "plan", "MAX_K", "MAX_CLASS"]
 
 MAX_K = 16  # the O' table has 2^k entries (g bits each) at the first input
 MAX_CLASS = 16  # points of S*: the group table compares every pair of points on 2^k sets
@@ -608,6 +608,29 @@ def _cells_group(k: int, group: list[int], codes, needs, by_fixed, budget: _Budg
     return {c: w // math.comb(z, c) for c, w in raw.items()}
 
 
+def how_counted(k: int, group: list[int], seen_small) -> str:
+    """How one group is counted: ``"cube"`` or ``"pair"`` in closed form (no observed point
+    of S*; :func:`_cube_group`, :func:`_pair_group`), ``"cells"`` over the cells of the d-sets
+    of inputs (:func:`cells_fit`), else ``"sweep"``."""
+    if len(seen_small) == 0 and _cube_shape(group) is not None:
+        return "cube"
+    if len(seen_small) == 0 and len(group) == 2:
+        return "pair"
+    return "cells" if cells_fit(k, span_of(group).bit_count(), seen_small) else "sweep"
+
+
+def plan(codes, k: int, observed) -> list[tuple[str, int, int]]:
+    """(how it is counted, points, span) of every group the count would take, without counting
+    (call only when :func:`applies`): the groups left to the sweep are the ones whose time
+    grows fastest with k and the support (bench/counting_sparse.py ``--plan``)."""
+    points, seen_small, _ = observed_by_class(codes, observed)
+    found = []
+    for mask in _groups(k, points):
+        group = [int(points[i]) for i in range(len(points)) if mask >> i & 1]
+        found.append((how_counted(k, group, seen_small), len(group), span_of(group).bit_count()))
+    return sorted(found)
+
+
 def disentangled_input_sweep(codes, k: int, observed, *, budget: _Budget) -> SearchResult:
     """N_opt (pairs) and n_distinct of the disentangled family by the sweep over the inputs
     (see the module docstring); ``observed`` are state indices, ``codes`` the label of every
@@ -637,21 +660,21 @@ def disentangled_input_sweep(codes, k: int, observed, *, budget: _Budget) -> Sea
     cells: dict[int, tuple] = {}  # the cell codes per span d, shared by the groups of that span
     for mask, by_c in groups.items():
         group = [int(points[i]) for i in range(len(points)) if mask >> i & 1]
-        d = span_of(group).bit_count()
-        closed = len(seen_small) == 0 and (_cube_shape(group) is not None or len(group) == 2)
-        if closed or cells_fit(k, d, seen_small):
+        how = how_counted(k, group, seen_small)
+        if how == "sweep":
+            ways = _sweep(k, group, seen_other, seen_small, budget)
+        else:
             if subcubes is None:
                 subcubes = _Subcubes(k, seen_other, budget)
-            if closed and _cube_shape(group) is not None:
+            if how == "cube":
                 ways = _cube_group(k, group, subcubes)
-            elif closed:
+            elif how == "pair":
                 ways = _pair_group(k, group, subcubes)
             else:
+                d = span_of(group).bit_count()
                 if d not in cells:
                     cells[d] = _cell_codes(k, d, subcubes, seen_small, budget)
                 ways = _cells_group(k, group, *cells[d], budget)
-        else:
-            ways = _sweep(k, group, seen_other, seen_small, budget)
         for c, n in by_c.items():
             distinct += n * ways.get(c, 0)
             pairs += n * ways.get(c, 0) * math.factorial(c)
