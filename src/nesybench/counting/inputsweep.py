@@ -18,11 +18,12 @@ edge and a square less a point, which the sweep took 15 s (k = 12, 10%) to past 
 (k = 14, 1%) to count; a group of two points, at any distance, is counted in closed form
 over the same table's pair spectrum (:func:`_pair_group`, one transform for every distance:
 at k = 16, 1% such groups were swept past 15 s each).  Any other group spanning at most
-MAX_CELLS_SPAN outputs, where the cells below number at most MAX_CELLS, is counted over the
+MAX_CELLS_SPAN outputs, where the cells below fit (:func:`cells_fit`), is counted over the
 cells of the d-sets of inputs
 (:func:`_cells_group`, observed points of S* or not): a random 3-CNF at k = 12 with four
 models, none observed, has groups of span 3 and 4 that the sweep took 2.5 s and past 5 s
-each to count, and this count 0.2 s and 0.7 s.
+each to count, and this count 0.2 s and 0.7 s; at k = 14 a group of four points over 3
+outputs took the sweep 617 s and this count 1 s.
 
 The map seen from its constant outputs
 --------------------------------------
@@ -89,7 +90,10 @@ count over (w, V) of
 weighed by the z!/(z - a)! orders of the a constant columns on T is the sweep's ways for c
 (before the division by C(z, c)).  The codes (A, B) and their numbers of pairs by a are
 read once per span d from the subcube table and shared by the groups of that span
-(:func:`_cell_codes`: only the w holding every state of O* are read).  F is counted per
+(:func:`_cell_codes`: only the w holding every state of O* are read; with none observed
+every w, so the codes are folded out of the table, an input at a time, by
+:func:`_folded_codes`: C(k, d) 3^(k - d) codes from far fewer reads than the C(k, d)
+3^(k - d) 2^d cells one by one, 22 s to 1 s at k = 14, span 3).  F is counted per
 bijection of the outputs up to the sign choices: with phi(s) = pi(s) xor v, the signs v
 that fit are an intersection of translates of A and of pi(G) (:func:`_cells_group`), so a
 code is tested against at most d! classes of moved sets, not d! 2^d images (k = 12, 10%,
@@ -133,6 +137,16 @@ CELLS_PER_SET = 16_384  # a d-set's own work, in cells (0.25 ms: 2 s for 8,008 s
 # (0.9 s) cost more than it did on the benchmark's half-support tasks (2026-12-04)
 MAX_OBSERVED_K = 14
 CELLS_PER_UNIT = 4096  # cells read in one sub-problem's time (the search: ~40 us a unit)
+# With no observed point of S* the codes are folded out of the table instead of read cell by
+# cell (:func:`_folded_codes`): k = 14, span 3 in 1 s, where reading its 516 M cells took 22 s
+FOLDED_PER_UNIT = 2**14  # folded entries made and counted in one sub-problem's time (~6 ns)
+# Folded entries per span, up to span 4 (k = 14: 190 M and 221 M, 0.8-1.1 s; k = 16: 2.5 G and
+# 3.3 G, 13 s and 17 s on a loaded machine, past the sweep's share of the default budget).
+# Wider spans have millions of distinct codes at k = 14 (6.8 M at span 5, 1%): their images
+# took 10 to 187 s a group, so they keep the limit on cells, as with observed points
+MAX_FOLDED = 1_000_000_000
+MAX_FOLDED_SPAN = 4
+BINCOUNT_CHUNK = 2**22  # codes of spans <= 4 counted in place this many at a time
 ANDS_PER_UNIT = 2**15  # a code's translates intersected, per point of a class, in one unit
 IMAGE_CHUNK = 2**20  # code-class-point triples intersected at once (8 MB each copy)
 CODE_BYTES = 48  # per (w, V): its code, the sort's copy, its inverse, the key and a fixed count
@@ -443,14 +457,69 @@ def n_cells(k: int, d: int, seen_small=()) -> int:
     return poly[k - d] * 2**d
 
 
+def n_folded(k: int, d: int) -> int:
+    """Entries :func:`_folded_codes` makes for span d: at fold j a code per subcube of the
+    k - j axes left, for each of the C(k - d + j, j) prefixes of the d-sets (their top j
+    inputs), then each d-set's 3^(k - d) codes counted."""
+    folds = sum(math.comb(k - d + j, j) * 3 ** (k - j) for j in range(1, d + 1))
+    return folds + math.comb(k, d) * 3 ** (k - d)
+
+
 def cells_fit(k: int, d: int, seen_small=()) -> bool:
     """True when a group spanning d outputs is counted over the cells of the d-sets of inputs
-    (:func:`_cells_group`): at most MAX_CELLS_SPAN outputs, at most MAX_CELLS cells with
-    CELLS_PER_SET more for each d-set, and, with observed points of S*, k at most
-    MAX_OBSERVED_K."""
-    if d > MAX_CELLS_SPAN or (len(seen_small) and k > MAX_OBSERVED_K):
+    (:func:`_cells_group`): at most MAX_CELLS_SPAN outputs; with no observed point of S* and
+    at most MAX_FOLDED_SPAN outputs, at most MAX_FOLDED folded entries (:func:`n_folded`);
+    otherwise at most MAX_CELLS cells with CELLS_PER_SET more for each d-set, and with
+    observed points k at most MAX_OBSERVED_K."""
+    if d > MAX_CELLS_SPAN:
+        return False
+    if len(seen_small) == 0 and d <= MAX_FOLDED_SPAN:
+        return n_folded(k, d) <= MAX_FOLDED
+    if len(seen_small) and k > MAX_OBSERVED_K:
         return False
     return n_cells(k, d, seen_small) + math.comb(k, d) * CELLS_PER_SET <= MAX_CELLS
+
+
+def _code_dtype(bits: int):
+    """The narrowest unsigned integer type that holds a code of ``bits`` cells."""
+    for dtype in (np.uint8, np.uint16, np.uint32):
+        if bits <= np.iinfo(dtype).bits:
+            return dtype
+    return np.uint64
+
+
+def _fold_bytes(k: int) -> int:
+    """Bytes the folds in progress hold at most: the first level's 3^(k - 1) codes of one byte
+    with its two slices widened, the deeper levels (a third each, at most 8 bytes a code)."""
+    return 3 ** (k - 1) * 4
+
+
+def _folded_codes(empty: np.ndarray, k: int, d: int):
+    """For every d-set V of inputs: (V's axes, the codes A of the subcubes w free on V), one
+    code per w (the other k - d axes in order, every digit), bit p set when the cell
+    w + (V <- p) is empty, V's first axis the top bit of p, as :func:`_cell_codes` reads
+    them.  A fold of axis i joins its digit-0 and digit-1 slices into a code twice as wide
+    and drops the axis; the d-sets are taken depth first from their last input, so the folds
+    of a prefix are shared (k = 14, span 3: 1 s, where the cells read one by one took 22 s).
+    A fold in progress holds at most one array per level, each a third of the one above
+    (:func:`_fold_bytes`)."""
+
+    def fold(codes: np.ndarray, axes: int, axis: int, folded: int) -> np.ndarray:
+        three = codes.reshape(3**axis, 3, 3 ** (axes - axis - 1))
+        wide = _code_dtype(2 ** (folded + 1))
+        out = three[:, 0, :].astype(wide)
+        out |= three[:, 1, :].astype(wide) << wide(2**folded)
+        return out.reshape(-1)
+
+    def below(codes: np.ndarray, axes: int, inputs: tuple, top: int):
+        folded = len(inputs)
+        if folded == d:
+            yield inputs, codes
+            return
+        for axis in range(d - folded - 1, top):  # leave room for the inputs still to fold
+            yield from below(fold(codes, axes, axis, folded), axes - 1, (axis, *inputs), axis)
+
+    yield from below(empty.reshape(-1), k, (), k)
 
 
 def _cell_codes(k: int, d: int, subcubes: _Subcubes, seen_small, budget: _Budget) -> tuple:
@@ -460,6 +529,8 @@ def _cell_codes(k: int, d: int, subcubes: _Subcubes, seen_small, budget: _Budget
     has bit p set when an observed state of S* lies in cell p; ``by_fixed[n, a]`` counts the
     pairs with the n-th distinct (A, B) and a fixed bits in w (read from ``fixed``, the fixed
     digits of each subcube, at the cell p = 0, less V's d).  Charged to ``budget`` first."""
+    if len(seen_small) == 0:
+        return _unobserved_cell_codes(k, d, subcubes, budget)
     empty, fixed = subcubes.empty, subcubes.fixed
     cells = n_cells(k, d, seen_small)
     pairs = cells // 2**d
@@ -494,34 +565,68 @@ def _cell_codes(k: int, d: int, subcubes: _Subcubes, seen_small, budget: _Budget
         at_zero = [0 if axis in inputs else index[axis] for axis in range(k)]
         counts.append(fixed[tuple(at_zero)].reshape(-1).astype(np.int64) - d)
     code, count = np.concatenate(codes), np.concatenate(counts)
-    if not seen and d <= 4:  # at most 2^16 codes: counted in place, no sort
-        per_code = np.bincount(
-            code.astype(np.int64) * (k + 1) + count, minlength=2**2**d * (k + 1)
-        ).reshape(-1, k + 1)
-        codes_of = np.flatnonzero(per_code.any(axis=1))
-        budget.hold(len(codes_of) * (k + 3) * 8, f"the counts of the codes of span {d}")
-        by_fixed = per_code[codes_of]
-        budget.release(pairs * CODE_BYTES)
-        return codes_of.astype(np.uint64), np.zeros(len(codes_of), dtype=np.uint64), by_fixed
-    if seen:  # few pairs (w holds the observed states of S*): the need of each V beside its code
-        need = np.repeat(np.array(needs, dtype=np.uint64), [len(c) for c in codes])
-        distinct, which = np.unique(np.stack([code, need], axis=1), axis=0, return_inverse=True)
-        codes_of, needs_of = distinct[:, 0].copy(), distinct[:, 1].copy()
-    else:  # most cells empty at sparse supports: the all-empty code kept out of the sort
-        every = np.uint64(2**2**d - 1)
-        rest = code != every
-        codes_of, which = np.unique(code[rest], return_inverse=True)
-        codes_of = np.append(codes_of, every)
-        which_all = np.full(len(code), len(codes_of) - 1, dtype=np.int64)
-        which_all[rest] = which.reshape(-1)
-        which = which_all
-        needs_of = np.zeros(len(codes_of), dtype=np.uint64)
+    # few pairs (w holds the observed states of S*): the need of each V beside its code
+    need = np.repeat(np.array(needs, dtype=np.uint64), [len(c) for c in codes])
+    distinct, which = np.unique(np.stack([code, need], axis=1), axis=0, return_inverse=True)
+    codes_of, needs_of = distinct[:, 0].copy(), distinct[:, 1].copy()
     budget.hold(len(codes_of) * (k + 3) * 8, f"the counts of the codes of span {d}")
     by_fixed = np.bincount(
         which.reshape(-1) * (k + 1) + count, minlength=len(codes_of) * (k + 1)
     ).reshape(len(codes_of), k + 1)
     budget.release(pairs * CODE_BYTES)
     return codes_of, needs_of, by_fixed
+
+
+def _unobserved_cell_codes(k: int, d: int, subcubes: _Subcubes, budget: _Budget) -> tuple:
+    """:func:`_cell_codes` with no observed point of S*: every subcube w, so the codes are
+    folded out of the table (:func:`_folded_codes`) and counted by their fixed bits, the
+    same for every d-set (the subcube table's own count on the axes left).  Up to span 4 a
+    code is at most 16 bits and counted in place; wider codes other than the all-empty one
+    are kept (charged as they are) and sorted."""
+    budget.spend(1 + n_folded(k, d) // FOLDED_PER_UNIT, f"the folded codes of the {d}-sets")
+    budget.hold(_fold_bytes(k), f"the folded codes of the {d}-sets")
+    fixed_left = subcubes.fixed[(2,) * d].reshape(-1).astype(np.int64)  # free axes count 0
+    bins = k + 1
+    if d <= 4:
+        per_code = np.zeros(2**2**d * bins, dtype=np.int64)
+        # a chunk of keys and its concatenated copy, int64 each
+        chunk = min(BINCOUNT_CHUNK + 3 ** (k - d), math.comb(k, d) * 3 ** (k - d)) * 8 * 2
+        budget.hold(per_code.nbytes + chunk, f"the codes of the cells of the {d}-sets of inputs")
+        keys: list[np.ndarray] = []
+        held = 0
+        for _, codes in _folded_codes(subcubes.empty, k, d):
+            keys.append(codes.astype(np.int64) * bins + fixed_left)
+            held += len(codes)
+            if held >= BINCOUNT_CHUNK:
+                per_code += np.bincount(np.concatenate(keys), minlength=per_code.size)
+                keys, held = [], 0
+        if keys:
+            per_code += np.bincount(np.concatenate(keys), minlength=per_code.size)
+        per_code = per_code.reshape(-1, bins)
+        codes_of = np.flatnonzero(per_code.any(axis=1))
+        budget.release(per_code.nbytes + chunk + _fold_bytes(k))
+        budget.hold(len(codes_of) * (k + 3) * 8, f"the counts of the codes of span {d}")
+        return codes_of.astype(np.uint64), np.zeros(len(codes_of), np.uint64), per_code[codes_of]
+    every = 2**2**d - 1  # all cells empty: most codes at sparse supports, kept out of the sort
+    all_empty = np.zeros(bins, dtype=np.int64)
+    kept_codes, kept_fixed = [], []
+    where = f"the codes of the cells of the {d}-sets of inputs"
+    for _, codes in _folded_codes(subcubes.empty, k, d):
+        some = codes != _code_dtype(2**d)(every)
+        all_empty += np.bincount(fixed_left[~some], minlength=bins)
+        budget.hold(int(some.sum()) * CODE_BYTES, where)
+        kept_codes.append(codes[some].astype(np.uint64))
+        kept_fixed.append(fixed_left[some])
+    code, count = np.concatenate(kept_codes), np.concatenate(kept_fixed)
+    codes_of, which = np.unique(code, return_inverse=True)
+    by_fixed = np.bincount(
+        which.reshape(-1) * bins + count, minlength=len(codes_of) * bins
+    ).reshape(len(codes_of), bins)
+    budget.release(len(code) * CODE_BYTES + _fold_bytes(k))
+    codes_of = np.append(codes_of, np.uint64(every))
+    by_fixed = np.vstack([by_fixed, all_empty])
+    budget.hold(len(codes_of) * (k + 3) * 8, f"the counts of the codes of span {d}")
+    return codes_of, np.zeros(len(codes_of), dtype=np.uint64), by_fixed
 
 
 def _translates(masks: np.ndarray, d: int) -> np.ndarray:
