@@ -537,8 +537,7 @@ def _cell_codes(k: int, d: int, subcubes: _Subcubes, seen_small, budget: _Budget
     budget.spend(1 + cells // CELLS_PER_UNIT, f"the cells of the {d}-sets of inputs")
     budget.hold(pairs * CODE_BYTES, f"the codes of the cells of the {d}-sets of inputs")
     allowed = _allowed(k, seen_small)
-    as_slice = {
-        (0, 1, 2): slice(None),
+    as_slice = {  # an observed state of S* fixes or frees every axis (never all three digits)
         (1, 2): slice(1, 3),
         (0, 2): slice(0, 3, 2),
         (2,): slice(2, 3),
@@ -611,8 +610,9 @@ def _unobserved_cell_codes(k: int, d: int, subcubes: _Subcubes, budget: _Budget)
     all_empty = np.zeros(bins, dtype=np.int64)
     kept_codes, kept_fixed = [], []
     where = f"the codes of the cells of the {d}-sets of inputs"
+    every_code = _code_dtype(2**d)(every)
     for _, codes in _folded_codes(subcubes.empty, k, d):
-        some = codes != _code_dtype(2**d)(every)
+        some = codes != every_code
         all_empty += np.bincount(fixed_left[~some], minlength=bins)
         budget.hold(int(some.sum()) * CODE_BYTES, where)
         kept_codes.append(codes[some].astype(np.uint64))
@@ -713,6 +713,11 @@ def _cells_group(k: int, group: list[int], codes, needs, by_fixed, budget: _Budg
     return {c: w // math.comb(z, c) for c, w in raw.items()}
 
 
+def _members(points: np.ndarray, mask: int) -> list[int]:
+    """The points of S* in the group whose bit set over ``points`` is ``mask``."""
+    return [int(points[i]) for i in range(len(points)) if mask >> i & 1]
+
+
 def how_counted(k: int, group: list[int], seen_small) -> str:
     """How one group is counted: ``"cube"`` or ``"pair"`` in closed form (no observed point
     of S*; :func:`_cube_group`, :func:`_pair_group`), ``"cells"`` over the cells of the d-sets
@@ -731,7 +736,7 @@ def plan(codes, k: int, observed) -> list[tuple[str, int, int]]:
     points, seen_small, _ = observed_by_class(codes, observed)
     found = []
     for mask in _groups(k, points):
-        group = [int(points[i]) for i in range(len(points)) if mask >> i & 1]
+        group = _members(points, mask)
         found.append((how_counted(k, group, seen_small), len(group), span_of(group).bit_count()))
     return sorted(found)
 
@@ -764,7 +769,7 @@ def disentangled_input_sweep(codes, k: int, observed, *, budget: _Budget) -> Sea
     subcubes: _Subcubes | None = None  # built once for every group that reads it
     cells: dict[int, tuple] = {}  # the cell codes per span d, shared by the groups of that span
     for mask, by_c in groups.items():
-        group = [int(points[i]) for i in range(len(points)) if mask >> i & 1]
+        group = _members(points, mask)
         how = how_counted(k, group, seen_small)
         if how == "sweep":
             ways = _sweep(k, group, seen_other, seen_small, budget)
